@@ -1,0 +1,18 @@
+/* The core's use of the copy engine (sdma/): non-blocking transfers that
+ * proceed beside the caller and complete at quiet. */
+#ifndef SHMEMI_ENGINE_H
+#define SHMEMI_ENGINE_H
+
+#include "shmem/shmemi.h"
+
+/* Queue a copy of `bytes` from src to dst (dst or src is a peer mapping).
+ * Returns 1 when the engine took it, 0 when the caller must copy itself. */
+int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe);
+/* The same, followed on the same queue by the signal update. */
+int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
+                              uint64_t *sig, uint64_t signal, int sig_op, int pe);
+/* Wait until the engine work of ctx (all PEs, or one PE when pe >= 0) is
+ * complete and visible. */
+void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
+
+#endif

@@ -1,0 +1,336 @@
+/* Symmetric memory: the heap (a shared memory object per PE that every PE of
+ * the node maps) and the static data segment (global and static variables,
+ * remapped onto a shared memory object at init so that peers can map it).
+ *
+ * Peers translate by offset from each PE's base, never by raw address: with
+ * ASLR the same variable sits at different addresses on different PEs. */
+#define _GNU_SOURCE
+#include "shmem/shmemi.h"
+
+#include "shmem/alloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct shmemi_alloc heap_alloc;
+static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What each PE tells the others at init. */
+struct pe_card {
+    int32_t pid;
+    int32_t heap_fd;
+    int32_t data_fd;
+    int32_t pad;
+    uint64_t heap_size;
+    uint64_t data_size;
+};
+
+static int make_memfd(const char *name, size_t size) {
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) {
+        shmemi_warn("memfd_create(%s): %s", name, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size)) {
+        shmemi_warn("cannot size the %s to %zu bytes: %s", name, size, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* ------------------------------------------------------------ data segment */
+
+struct seg_search {
+    uintptr_t start, end, relro_end;
+};
+
+static int find_main_rw(struct dl_phdr_info *info, size_t size, void *arg) {
+    (void)size;
+    struct seg_search *s = arg;
+    /* The first object is the main program. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !s->start) {
+            s->start = lo;
+            s->end = hi;
+        }
+        if (ph->p_type == PT_GNU_RELRO)
+            s->relro_end = hi;
+    }
+    return 1;
+}
+
+static int data_fd = -1;
+
+/* Move this program's writable data segment (.data and .bss) onto a shared
+ * memory object at the same address: copy the pages out, map the object over
+ * them. Runs before any other thread of the library exists. */
+static int remap_data_segment(void) {
+    struct seg_search s = {0, 0, 0};
+    dl_iterate_phdr(find_main_rw, &s);
+    if (!s.start)
+        return 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = s.start;
+    if (s.relro_end > start && s.relro_end < s.end)
+        start = s.relro_end; /* read-only after relocation: not user data */
+    start &= ~(uintptr_t)(page - 1);
+    uintptr_t end = (s.end + page - 1) & ~(uintptr_t)(page - 1);
+    size_t len = end - start;
+    int fd = make_memfd("shmem-data", len);
+    if (fd < 0)
+        return -1;
+    /* A raw system call: the segment holds sanitizer redzones between
+     * variables, which an intercepted pwrite would refuse to read. */
+    ssize_t w = syscall(SYS_pwrite64, fd, (void *)start, len, (off_t)0);
+    if (w != (ssize_t)len) {
+        shmemi_warn("cannot copy the data segment: %s", w < 0 ? strerror(errno) : "short write");
+        close(fd);
+        return -1;
+    }
+    void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        /* MAP_FIXED failing leaves the old mapping in place. */
+        shmemi_warn("cannot remap the data segment: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    shmemi.data_base = (char *)start;
+    shmemi.data_size = len;
+    data_fd = fd;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- exchange */
+
+static void *map_peer(const struct pe_card *c, int fd, size_t size, int pe, const char *what) {
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->pid, fd);
+    int pfd = open(path, O_RDWR | O_CLOEXEC);
+    if (pfd < 0) {
+        shmemi_warn("cannot open PE %d's %s (%s): %s", pe, what, path, strerror(errno));
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+    close(pfd);
+    if (p == MAP_FAILED) {
+        shmemi_warn("cannot map PE %d's %s (%zu bytes): %s", pe, what, size, strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+int shmemi_heap_init(void) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t user = (shmemi.cfg.SYMMETRIC_SIZE + page - 1) & ~(page - 1);
+    if (user == 0)
+        shmemi_fatal("SHMEM_SYMMETRIC_SIZE must be larger than 0");
+    size_t total = SHMEMI_CTL_SIZE + user;
+    int heap_fd = make_memfd("shmem-heap", total);
+    if (heap_fd < 0)
+        return -1;
+    void *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, heap_fd, 0);
+    if (base == MAP_FAILED) {
+        shmemi_warn("cannot map the symmetric heap (%zu bytes): %s", total, strerror(errno));
+        return -1;
+    }
+    shmemi.heap_base = base;
+    shmemi.heap_size = total;
+    if (shmemi_alloc_init(&heap_alloc, user))
+        return -1;
+
+    shmemi.peers = calloc((size_t)shmemi.n_pes, sizeof(*shmemi.peers));
+    struct pe_card *cards = calloc((size_t)shmemi.n_pes, sizeof(*cards));
+    if (!shmemi.peers || !cards)
+        return -1;
+    if (shmemi.n_pes > 1 && shmemi.cfg.SHARE_STATIC_DATA && remap_data_segment())
+        return -1;
+
+    struct pe_card me = {getpid(), heap_fd, data_fd, 0, total, shmemi.data_size};
+    struct boot *b = shmemi.boot;
+    if (b->allgather(b, &me, cards, sizeof(me)))
+        shmemi_fatal("bootstrap allgather failed during init");
+    for (int pe = 0; pe < shmemi.n_pes; pe++) {
+        if (cards[pe].heap_size != total)
+            shmemi_fatal("PE %d has a symmetric heap of %llu bytes and PE %d one of %zu: every "
+                         "PE must see the same SHMEM_SYMMETRIC_SIZE",
+                         pe, (unsigned long long)cards[pe].heap_size, shmemi.my_pe, total);
+        if (pe == shmemi.my_pe) {
+            shmemi.peers[pe].heap = shmemi.heap_base;
+            shmemi.peers[pe].data = shmemi.data_base;
+            continue;
+        }
+        shmemi.peers[pe].heap = map_peer(&cards[pe], cards[pe].heap_fd, total, pe, "heap");
+        if (!shmemi.peers[pe].heap)
+            return -1;
+        if (cards[pe].data_size != shmemi.data_size)
+            shmemi_fatal("PE %d's data segment is %llu bytes and PE %d's %zu: every PE must run "
+                         "the same program",
+                         pe, (unsigned long long)cards[pe].data_size, shmemi.my_pe,
+                         shmemi.data_size);
+        if (shmemi.data_size) {
+            shmemi.peers[pe].data = map_peer(&cards[pe], cards[pe].data_fd, shmemi.data_size, pe,
+                                             "data segment");
+            if (!shmemi.peers[pe].data)
+                return -1;
+        }
+    }
+    free(cards);
+    /* Everyone has opened our objects through /proc: our descriptors can go. */
+    if (b->barrier(b))
+        shmemi_fatal("bootstrap barrier failed during init");
+    close(heap_fd);
+    if (data_fd >= 0)
+        close(data_fd);
+    data_fd = -1;
+    shmemi_debug("symmetric heap %zu bytes at %p, data segment %zu bytes at %p", total,
+                 (void *)shmemi.heap_base, shmemi.data_size, (void *)shmemi.data_base);
+    return 0;
+}
+
+int shmemi_data_init(void) { return 0; } /* done with the heap, in one exchange */
+
+void shmemi_heap_fini(void) {}
+
+/* -------------------------------------------------------- allocation front */
+
+static char *user_base(void) { return shmemi.heap_base + SHMEMI_CTL_SIZE; }
+
+static int heap_offset(const void *ptr, size_t *off) {
+    uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)user_base();
+    if (p < b || p - b >= heap_alloc.size)
+        return -1;
+    *off = p - b;
+    return 0;
+}
+
+static void *alloc_failed(size_t size, const char *fn) {
+    size_t used, largest;
+    shmemi_alloc_stats(&heap_alloc, &used, &largest);
+    shmemi_debug("%s(%zu) returns NULL: the symmetric heap has %zu of %zu bytes in use, the "
+                 "largest free range is %zu bytes (raise SHMEM_SYMMETRIC_SIZE)",
+                 fn, size, used, heap_alloc.size, largest);
+    return NULL;
+}
+
+void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
+    shmemi_check_init(fn);
+    if (align & (align - 1))
+        shmemi_fatal("%s: alignment %zu is not a power of two", fn, align);
+    void *p = NULL;
+    if (size) {
+        pthread_mutex_lock(&heap_lock);
+        size_t off;
+        int rc = shmemi_alloc_get(&heap_alloc, align, size, &off);
+        pthread_mutex_unlock(&heap_lock);
+        p = rc == SHMEMI_ALLOC_OK ? user_base() + off : alloc_failed(size, fn);
+    }
+    /* The allocation routines end with a barrier (the spec's rule): the
+     * object exists on every PE before any PE uses it. */
+    shmemi_barrier_all();
+    return p;
+}
+
+static size_t checked_offset(void *ptr, const char *fn) {
+    size_t off;
+    if (heap_offset(ptr, &off))
+        shmemi_fatal("%s: %p is not a symmetric heap address (it was not returned by "
+                     "shmem_malloc)",
+                     fn, ptr);
+    return off;
+}
+
+void shmemi_heap_free(void *ptr, const char *fn) {
+    shmemi_check_init(fn);
+    if (!ptr)
+        return;
+    size_t off = checked_offset(ptr, fn);
+    /* Every PE is done with the object before anyone reuses its memory. */
+    shmemi_barrier_all();
+    pthread_mutex_lock(&heap_lock);
+    int rc = shmemi_alloc_put(&heap_alloc, off);
+    pthread_mutex_unlock(&heap_lock);
+    if (rc)
+        shmemi_fatal("%s: %p is not an allocated symmetric object (double free, or not a pointer "
+                     "shmem_malloc returned)",
+                     fn, ptr);
+}
+
+void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
+    shmemi_check_init(fn);
+    if (!ptr)
+        return shmemi_heap_malloc(0, size, fn);
+    if (!size) {
+        shmemi_heap_free(ptr, fn);
+        return NULL;
+    }
+    size_t off = checked_offset(ptr, fn), newoff = 0;
+    shmemi_barrier_all();
+    pthread_mutex_lock(&heap_lock);
+    size_t old = shmemi_alloc_size(&heap_alloc, off);
+    int moved = 0;
+    int rc = old ? shmemi_alloc_resize(&heap_alloc, off, size, &newoff, &moved)
+                 : SHMEMI_ALLOC_NOTUSED;
+    if (rc == SHMEMI_ALLOC_OK && moved) {
+        memcpy(user_base() + newoff, ptr, old < size ? old : size);
+        shmemi_alloc_put(&heap_alloc, off);
+    }
+    pthread_mutex_unlock(&heap_lock);
+    if (rc == SHMEMI_ALLOC_NOTUSED)
+        shmemi_fatal("%s: %p is not an allocated symmetric object", fn, ptr);
+    void *p = rc == SHMEMI_ALLOC_OK ? user_base() + newoff : alloc_failed(size, fn);
+    shmemi_barrier_all();
+    return p;
+}
+
+/* ------------------------------------------------------------ public names */
+
+void *shmem_malloc(size_t size) { return shmemi_heap_malloc(0, size, __func__); }
+
+void *shmem_calloc(size_t count, size_t size) {
+    size_t bytes;
+    if (__builtin_mul_overflow(count, size, &bytes)) {
+        shmemi_check_init(__func__);
+        shmemi_barrier_all();
+        return alloc_failed(SIZE_MAX, __func__);
+    }
+    void *p = shmemi_heap_malloc(0, bytes, __func__);
+    if (p)
+        memset(p, 0, bytes);
+    /* Zeroed everywhere before any peer writes into it. */
+    shmemi_barrier_all();
+    return p;
+}
+
+void *shmem_align(size_t alignment, size_t size) {
+    if (alignment == 0) {
+        shmemi_check_init(__func__);
+        shmemi_fatal("%s: alignment 0 is not a power of two", __func__);
+    }
+    return shmemi_heap_malloc(alignment, size, __func__);
+}
+
+void *shmem_realloc(void *ptr, size_t size) { return shmemi_heap_realloc(ptr, size, __func__); }
+
+void shmem_free(void *ptr) { shmemi_heap_free(ptr, __func__); }
+
+void *shmem_malloc_with_hints(size_t size, long hints) {
+    /* Every hint is valid here: on one node all memory is equally fast for
+     * remote atomics and signals. */
+    (void)hints;
+    return shmemi_heap_malloc(0, size, __func__);
+}
+
+void *shmalloc(size_t size) { return shmem_malloc(size); }
+void shfree(void *ptr) { shmem_free(ptr); }
+void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
+void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }

@@ -1,0 +1,259 @@
+/* Library setup, exit and query routines; the fatal-error path. */
+#include "shmem/shmemi.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct shmemi_state shmemi = {.my_pe = -1};
+
+extern char **environ;
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------------------------------ errors */
+
+/* Before shmem_init the PE number is not known to the library; the launcher
+ * that started us knows it. */
+static int guess_pe(void) {
+    if (shmemi.my_pe >= 0)
+        return shmemi.my_pe;
+    const char *names[] = {"SHMEMI_BOOT_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return 0;
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap) {
+    char msg[1024];
+    int n = snprintf(msg, sizeof(msg), "[PE %d] shmem: %s", guess_pe(), kind);
+    if (n < 0)
+        n = 0;
+    if ((size_t)n < sizeof(msg))
+        vsnprintf(msg + n, sizeof(msg) - (size_t)n, fmt, ap);
+    fflush(stdout);
+    fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+}
+
+void shmemi_fatal(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("", fmt, ap);
+    va_end(ap);
+    if (shmemi.boot)
+        shmemi.boot->abort(shmemi.boot, 1, NULL);
+    /* No bootstrap yet: our launcher sees the failed PE and ends the job. */
+    _exit(1);
+}
+
+void shmemi_warn(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning: ", fmt, ap);
+    va_end(ap);
+}
+
+void shmemi_debug(const char *fmt, ...) {
+    if (!shmemi.cfg.DEBUG)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("debug: ", fmt, ap);
+    va_end(ap);
+}
+
+void shmemi_not_initialized(const char *fn) {
+    if (shmemi.finalized)
+        shmemi_fatal("%s called after shmem_finalize", fn);
+    shmemi_fatal("%s called before shmem_init", fn);
+}
+
+void shmemi_bad_pe(int pe, const char *fn) {
+    shmemi_fatal("%s: invalid PE %d (this job has PEs 0..%d)", fn, pe, shmemi.n_pes - 1);
+}
+
+void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t h = (uintptr_t)shmemi.heap_base, d = (uintptr_t)shmemi.data_base;
+    if (a - h < shmemi.heap_size)
+        shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the symmetric heap "
+                     "(%zu bytes left; SHMEM_SYMMETRIC_SIZE sets its size)",
+                     fn, len, addr, pe, (size_t)(h + shmemi.heap_size - a));
+    if (a - d < shmemi.data_size)
+        shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the symmetric data "
+                     "segment",
+                     fn, len, addr, pe);
+    shmemi_fatal("%s: address %p (PE %d) is not in symmetric memory (neither the symmetric "
+                 "heap nor a global/static variable)",
+                 fn, addr, pe);
+}
+
+void shmemi_spin_slow(struct shmemi_spin *s) {
+    (void)s;
+    /* Oversubscribed PEs (more PEs than cores) only progress if we let the
+     * one we wait for run. */
+    sched_yield();
+}
+
+/* ------------------------------------------------------------------- setup */
+
+static void report_unknown(const char *name, const char *best, void *arg) {
+    (void)arg;
+    if (best)
+        shmemi_warn("unknown environment variable %s (did you mean SHMEM_%s?)", name, best);
+    else
+        shmemi_warn("unknown environment variable %s", name);
+}
+
+static void at_exit(void) {
+    /* A program that returns from main without shmem_finalize still takes
+     * part in the final barrier, so its peers do not wait forever. */
+    if (shmemi.initialized)
+        shmem_finalize();
+}
+
+static int do_init(int requested) {
+    char err[512];
+    if (shmemi_env_load(&shmemi.cfg, err, sizeof(err)))
+        shmemi_fatal("%s", err);
+    if (boot_open(&shmemi.boot, err, sizeof(err)) < 0)
+        shmemi_fatal("cannot start: %s", err);
+    struct boot *b = shmemi.boot;
+    shmemi.my_pe = b->rank;
+    shmemi.n_pes = b->size;
+    shmemi.thread_level = requested;
+    if (b->local_size != b->size)
+        shmemi_fatal("this job spans several nodes (%d of %d PEs on this one); PEs on other "
+                     "nodes need the fabric path, which this build does not support yet",
+                     b->local_size, b->size);
+
+    if (shmemi.my_pe == 0)
+        shmemi_env_unknown(environ, report_unknown, NULL);
+
+    if (shmemi_heap_init() || shmemi_data_init())
+        shmemi_fatal("cannot set up symmetric memory");
+    shmemi_team_init();
+    shmemi.initialized = 1;
+    if (shmemi_engine_init())
+        shmemi_fatal("cannot start the copy engine");
+
+    if (shmemi.my_pe == 0 && shmemi.cfg.VERSION)
+        fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PEs, %s bootstrap, %s engine\n",
+                SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmemi.n_pes,
+                b->name, shmemi_copy_engine_name());
+    if (shmemi.my_pe == 0 && shmemi.cfg.INFO)
+        shmemi_env_print(stderr, &shmemi.cfg, 0);
+    static int registered;
+    if (!registered) {
+        atexit(at_exit);
+        registered = 1;
+    }
+    shmemi_sync_all();
+    return 0;
+}
+
+int shmem_init_thread(int requested, int *provided) {
+    pthread_mutex_lock(&init_lock);
+    if (!shmemi.initialized) {
+        if (shmemi.finalized)
+            shmemi_fatal("shmem_init called after shmem_finalize: the library cannot restart");
+        if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+            requested = SHMEM_THREAD_MULTIPLE;
+        do_init(SHMEM_THREAD_MULTIPLE);
+    }
+    pthread_mutex_unlock(&init_lock);
+    /* Every level up to THREAD_MULTIPLE is supported. */
+    if (provided)
+        *provided = SHMEM_THREAD_MULTIPLE;
+    return 0;
+}
+
+void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL); }
+
+void shmem_query_thread(int *provided) {
+    shmemi_check_init(__func__);
+    if (provided)
+        *provided = shmemi.thread_level;
+}
+
+void shmem_finalize(void) {
+    pthread_mutex_lock(&init_lock);
+    if (shmemi.initialized) {
+        shmemi_barrier_all();
+        shmemi_engine_fini();
+        shmemi.initialized = 0;
+        shmemi.finalized = 1;
+        shmemi.boot->finalize(shmemi.boot);
+    }
+    pthread_mutex_unlock(&init_lock);
+}
+
+void shmem_global_exit(int status) {
+    fflush(stdout);
+    fflush(stderr);
+    if (shmemi.boot)
+        shmemi.boot->abort(shmemi.boot, status, NULL);
+    _exit(status);
+}
+
+int shmem_query_initialized(void) { return shmemi.initialized; }
+int shmem_query_finalized(void) { return shmemi.finalized; }
+
+int shmem_my_pe(void) {
+    shmemi_check_init(__func__);
+    return shmemi.my_pe;
+}
+
+int shmem_n_pes(void) {
+    shmemi_check_init(__func__);
+    return shmemi.n_pes;
+}
+
+int shmem_pe_accessible(int pe) {
+    shmemi_check_init(__func__);
+    return pe >= 0 && pe < shmemi.n_pes;
+}
+
+int shmem_addr_accessible(const void *addr, int pe) {
+    shmemi_check_init(__func__);
+    if (pe < 0 || pe >= shmemi.n_pes)
+        return 0;
+    uintptr_t a = (uintptr_t)addr;
+    return a - (uintptr_t)shmemi.heap_base < shmemi.heap_size ||
+           a - (uintptr_t)shmemi.data_base < shmemi.data_size;
+}
+
+void *shmem_ptr(const void *dest, int pe) {
+    shmemi_check_init(__func__);
+    if (pe < 0 || pe >= shmemi.n_pes || !shmem_addr_accessible(dest, pe))
+        return NULL;
+    return shmemi_remote(dest, 1, pe, __func__);
+}
+
+void shmem_info_get_version(int *major, int *minor) {
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name) {
+    if (name) {
+        strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+        name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+    }
+}
+
+/* ------------------------------------------------------ deprecated names */
+void start_pes(int npes) {
+    (void)npes;
+    shmem_init();
+}
+int _my_pe(void) { return shmem_my_pe(); }
+int _num_pes(void) { return shmem_n_pes(); }

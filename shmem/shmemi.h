@@ -1,0 +1,189 @@
+/* Internal core of the library: PE state, address translation, errors.
+ *
+ * Every public routine checks its arguments, then makes one call into the
+ * functions declared here. Only the core chooses how a (pe, address) is
+ * reached; today every PE of a job is on this node and reached directly
+ * through its shared mapping (the "direct" path), with large non-blocking
+ * transfers handed to the copy engine. */
+#ifndef SHMEMI_H
+#define SHMEMI_H
+
+#define SHMEMI_NO_GENERIC 1 /* the library defines the names the generics dispatch to */
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Public declarations get default visibility; everything else is hidden. */
+#pragma GCC visibility push(default)
+#include <shmem.h>
+#include <shmemx.h>
+#pragma GCC visibility pop
+
+#include "bootstrap/boot.h"
+#include "shmem/env.h"
+
+#define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SHMEMI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SHMEMI_CACHELINE 64
+
+/* ------------------------------------------------------------------ errors */
+/* Print "[PE n] shmem: <message>" and end the whole job through the
+ * bootstrap. The one fatal path of the library. */
+__attribute__((noreturn, format(printf, 1, 2))) void shmemi_fatal(const char *fmt, ...);
+/* Debug message under SHMEM_DEBUG=1. */
+__attribute__((format(printf, 1, 2))) void shmemi_debug(const char *fmt, ...);
+/* Warning on stderr, with the PE. */
+__attribute__((format(printf, 1, 2))) void shmemi_warn(const char *fmt, ...);
+
+/* ---------------------------------------------------- per-PE control block */
+/* The first SHMEMI_CTL_SIZE bytes of every PE's heap belong to the library:
+ * words that peers write during barriers and other internal protocols. Each
+ * word that a peer writes sits on its own cache line. */
+#define SHMEMI_MAX_ROUNDS 32
+struct shmemi_line {
+    _Alignas(SHMEMI_CACHELINE) uint64_t v;
+};
+struct shmemi_ctl {
+    /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
+     * which stores the barrier epoch here (one writer per word). */
+    struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
+};
+#define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
+_Static_assert(sizeof(struct shmemi_ctl) <= SHMEMI_CTL_SIZE, "control block too large");
+
+/* ------------------------------------------------------------------- state */
+struct shmemi_peer {
+    char *heap; /* the peer's heap, mapped here */
+    char *data; /* the peer's static data segment, mapped here */
+};
+
+struct shmemi_ctx {
+    long options;
+    shmem_team_t team;
+    uint64_t pending; /* non-blocking engine work not yet completed (marks) */
+};
+
+struct shmemi_team {
+    int start, stride, size; /* world PEs start + i * stride, i < size */
+    int my_pe;               /* my index in the team, or -1 */
+};
+
+struct shmemi_state {
+    int initialized; /* 1 after shmem_init, 0 again after shmem_finalize */
+    int finalized;
+    int my_pe, n_pes;
+    int thread_level;
+    struct boot *boot;
+
+    char *heap_base; /* my heap (control block first, user heap after it) */
+    size_t heap_size;
+    char *data_base; /* my static data segment (page aligned), may be empty */
+    size_t data_size;
+    struct shmemi_peer *peers;
+
+    uint64_t barrier_epoch;
+    struct shmemi_config cfg;
+};
+
+extern struct shmemi_state shmemi;
+
+static inline struct shmemi_ctl *shmemi_ctl_of(int pe) {
+    return (struct shmemi_ctl *)shmemi.peers[pe].heap;
+}
+
+/* ------------------------------------------------------ checks and routing */
+void shmemi_not_initialized(const char *fn) __attribute__((noreturn));
+void shmemi_bad_pe(int pe, const char *fn) __attribute__((noreturn));
+void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) __attribute__((noreturn));
+
+static inline void shmemi_check_init(const char *fn) {
+    if (SHMEMI_UNLIKELY(!shmemi.initialized))
+        shmemi_not_initialized(fn);
+}
+
+/* Translate a symmetric address of this PE into the address at which `len`
+ * bytes of `pe`'s copy can be accessed from here. Ends the job on a bad PE or
+ * an address outside symmetric memory. The hot path: two compares. */
+static inline void *shmemi_remote(const void *addr, size_t len, int pe, const char *fn) {
+    shmemi_check_init(fn);
+    if (SHMEMI_UNLIKELY((unsigned)pe >= (unsigned)shmemi.n_pes))
+        shmemi_bad_pe(pe, fn);
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi.heap_base;
+    if (SHMEMI_LIKELY(off < shmemi.heap_size && len <= shmemi.heap_size - off))
+        return shmemi.peers[pe].heap + off;
+    off = (uintptr_t)addr - (uintptr_t)shmemi.data_base;
+    if (off < shmemi.data_size && len <= shmemi.data_size - off)
+        return shmemi.peers[pe].data + off;
+    shmemi_bad_addr(addr, len, pe, fn);
+}
+
+/* Byte count of nelems elements, ending the job on overflow. */
+static inline size_t shmemi_bytes(size_t nelems, size_t esize, const char *fn) {
+    size_t n;
+    if (SHMEMI_UNLIKELY(__builtin_mul_overflow(nelems, esize, &n)))
+        shmemi_fatal("%s: %zu elements of %zu bytes overflow size_t", fn, nelems, esize);
+    return n;
+}
+
+static inline struct shmemi_ctx *shmemi_ctx_check(shmem_ctx_t ctx, const char *fn) {
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        shmemi_fatal("%s: SHMEM_CTX_INVALID passed as a context", fn);
+    return (struct shmemi_ctx *)ctx;
+}
+
+/* ------------------------------------------------------------- core paths */
+void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
+                const char *fn);
+void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
+                const char *fn);
+void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t nelems, size_t esize, int pe, const char *fn);
+void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                 size_t nelems, size_t esize, int pe, const char *fn);
+void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
+                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
+                       const char *fn);
+void shmemi_quiet(shmem_ctx_t ctx);
+void shmemi_fence(shmem_ctx_t ctx);
+void shmemi_barrier_all(void);
+void shmemi_sync_all(void);
+void shmemi_team_sync(const struct shmemi_team *team, const char *fn);
+/* Active-set barrier on the pSync words (no quiet). */
+void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, const char *fn);
+
+/* Waiting: spin briefly, then yield, so that oversubscribed PEs progress. */
+struct shmemi_spin {
+    unsigned n;
+};
+void shmemi_spin_slow(struct shmemi_spin *s);
+static inline void shmemi_spin(struct shmemi_spin *s) {
+    if (SHMEMI_LIKELY(++s->n < 128)) {
+        __builtin_ia32_pause();
+        return;
+    }
+    shmemi_spin_slow(s);
+}
+
+/* Heap and static data. */
+int shmemi_heap_init(void);
+void shmemi_heap_fini(void);
+int shmemi_data_init(void);
+void *shmemi_heap_malloc(size_t align, size_t size, const char *fn);
+void shmemi_heap_free(void *ptr, const char *fn);
+void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn);
+
+/* Copy engine (non-blocking transfers). */
+int shmemi_engine_init(void);
+const char *shmemi_copy_engine_name(void);
+void shmemi_engine_fini(void);
+
+/* Teams. */
+void shmemi_team_init(void);
+extern struct shmemi_team shmemi_team_world, shmemi_team_shared;
+extern struct shmemi_ctx shmemi_ctx_default;
+#define shmemi_ctx_default_handle ((shmem_ctx_t)&shmemi_ctx_default)
+
+#endif
