@@ -62,10 +62,10 @@ static size_t find(const struct shmemi_alloc *a, size_t off) {
 }
 
 int shmemi_alloc_get(struct shmemi_alloc *a, size_t align, size_t size, size_t *off) {
-    if (align < MIN_ALIGN)
-        align = MIN_ALIGN;
     if (align & (align - 1))
         return SHMEMI_ALLOC_INVAL;
+    if (align < MIN_ALIGN)
+        align = MIN_ALIGN;
     if (size == 0 || size > a->size)
         return SHMEMI_ALLOC_NOMEM;
     size = round_up(size, MIN_ALIGN);

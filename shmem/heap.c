@@ -71,21 +71,28 @@ static int find_main_rw(struct dl_phdr_info *info, size_t size, void *arg) {
 
 static int data_fd = -1;
 
-/* Move this program's writable data segment (.data and .bss) onto a shared
- * memory object at the same address: copy the pages out, map the object over
- * them. Runs before any other thread of the library exists. */
-static int remap_data_segment(void) {
+/* Page-aligned bounds of this program's writable data segment (.data and
+ * .bss), without the part that is read-only after relocation. */
+static int data_segment(uintptr_t *start, size_t *len) {
     struct seg_search s = {0, 0, 0};
     dl_iterate_phdr(find_main_rw, &s);
     if (!s.start)
-        return 0;
+        return -1;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    uintptr_t start = s.start;
-    if (s.relro_end > start && s.relro_end < s.end)
-        start = s.relro_end; /* read-only after relocation: not user data */
-    start &= ~(uintptr_t)(page - 1);
-    uintptr_t end = (s.end + page - 1) & ~(uintptr_t)(page - 1);
-    size_t len = end - start;
+    uintptr_t lo = s.start;
+    if (s.relro_end > lo && s.relro_end < s.end)
+        lo = s.relro_end;
+    lo &= ~(uintptr_t)(page - 1);
+    uintptr_t hi = (s.end + page - 1) & ~(uintptr_t)(page - 1);
+    *start = lo;
+    *len = hi - lo;
+    return 0;
+}
+
+/* Move the data segment onto a shared memory object at the same address:
+ * copy the pages out, map the object over them. Runs before any other
+ * thread of the library exists. */
+static int remap_data_segment(uintptr_t start, size_t len) {
     int fd = make_memfd("shmem-data", len);
     if (fd < 0)
         return -1;
@@ -104,9 +111,20 @@ static int remap_data_segment(void) {
         close(fd);
         return -1;
     }
+    data_fd = fd;
+    return 0;
+}
+
+static int data_init(void) {
+    uintptr_t start;
+    size_t len;
+    if (!shmemi.cfg.SHARE_STATIC_DATA || data_segment(&start, &len))
+        return 0; /* global and static variables are not symmetric */
+    /* With one PE nobody maps the segment: it is symmetric as it stands. */
+    if (shmemi.n_pes > 1 && remap_data_segment(start, len))
+        return -1;
     shmemi.data_base = (char *)start;
     shmemi.data_size = len;
-    data_fd = fd;
     return 0;
 }
 
@@ -152,7 +170,7 @@ int shmemi_heap_init(void) {
     struct pe_card *cards = calloc((size_t)shmemi.n_pes, sizeof(*cards));
     if (!shmemi.peers || !cards)
         return -1;
-    if (shmemi.n_pes > 1 && shmemi.cfg.SHARE_STATIC_DATA && remap_data_segment())
+    if (data_init())
         return -1;
 
     struct pe_card me = {getpid(), heap_fd, data_fd, 0, total, shmemi.data_size};

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   scripts/dev.sh demo      install what is missing, build, install to ./install,
+#                            compile examples/hello_ring.c with the installed oshcc
+#                            and run it on 4 PEs with the installed oshrun
+#   scripts/dev.sh test      install what is missing, build, run every test (ctest)
+#   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
+#   scripts/dev.sh deps      only install the Debian packages
+# Environment: BUILD_DIR (default build), PREFIX (default ./install), JOBS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD_DIR=${BUILD_DIR:-build}
+PREFIX=${PREFIX:-$ROOT/install}
+JOBS=${JOBS:-$(nproc)}
+
+PKGS=(cmake make gcc g++ pkg-config check libpmix-dev openmpi-bin libopenmpi-dev
+      libhsakmt-dev clang libclang-rt-14-dev)
+
+deps() {
+    local missing=()
+    for p in "${PKGS[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "== installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() { # build <dir> [cmake args...]
+    local dir=$1
+    shift
+    cmake -S "$ROOT" -B "$dir" -DCMAKE_INSTALL_PREFIX="$PREFIX" "$@" >/dev/null
+    cmake --build "$dir" -j "$JOBS"
+}
+
+case "${1:-}" in
+deps) deps ;;
+demo)
+    deps
+    build "$BUILD_DIR"
+    cmake --install "$BUILD_DIR" >/dev/null
+    echo "== installed to $PREFIX (put $PREFIX/bin first in PATH: Open MPI also ships an oshrun)"
+    "$PREFIX/bin/oshrun" --version
+    "$PREFIX/bin/oshcc" -O2 -o "$BUILD_DIR/hello_ring" examples/hello_ring.c
+    "$PREFIX/bin/oshrun" -np 4 "$BUILD_DIR/hello_ring"
+    ;;
+test)
+    deps
+    build "$BUILD_DIR"
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS"
+    ;;
+sanitize)
+    deps
+    build "$BUILD_DIR-asan" -DSHMEM_SANITIZE=address,undefined -DSHMEM_BUILD_BENCH=OFF
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L 'unit|func'
+    ;;
+*)
+    sed -n '2,9p' "$0"
+    exit 2
+    ;;
+esac

@@ -1,0 +1,109 @@
+/* The configuration table: strict parsers, defaults, errors, "did you mean". */
+#include "shmem/env.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(sizes) {
+    size_t v;
+    ck_assert_int_eq(shmemi_parse_size("512", &v), 0);
+    ck_assert_uint_eq(v, 512);
+    ck_assert_int_eq(shmemi_parse_size("4k", &v), 0);
+    ck_assert_uint_eq(v, 4096);
+    ck_assert_int_eq(shmemi_parse_size("256M", &v), 0);
+    ck_assert_uint_eq(v, 256u << 20);
+    ck_assert_int_eq(shmemi_parse_size("2gb", &v), 0);
+    ck_assert_uint_eq(v, (size_t)2 << 30);
+    ck_assert_int_eq(shmemi_parse_size(" 1m ", &v), 0);
+    ck_assert_int_eq(shmemi_parse_size("12q", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("-1", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("1.5g", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("99999999999999999999", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("17179869184g", &v), -1); /* overflows */
+}
+END_TEST
+
+START_TEST(bools_ints_doubles_enums) {
+    int b;
+    const char *yes[] = {"1", "y", "YES", "on", "true"}, *no[] = {"0", "n", "No", "off", "false"};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_int_eq(shmemi_parse_bool(yes[i], &b), 0);
+        ck_assert_int_eq(b, 1);
+        ck_assert_int_eq(shmemi_parse_bool(no[i], &b), 0);
+        ck_assert_int_eq(b, 0);
+    }
+    ck_assert_int_eq(shmemi_parse_bool("2", &b), -1);
+    ck_assert_int_eq(shmemi_parse_bool("yess", &b), -1);
+    long l;
+    ck_assert_int_eq(shmemi_parse_int("-42", &l), 0);
+    ck_assert_int_eq(l, -42);
+    ck_assert_int_eq(shmemi_parse_int("4x", &l), -1);
+    double d;
+    ck_assert_int_eq(shmemi_parse_double("2.5", &d), 0);
+    ck_assert(d == 2.5);
+    ck_assert_int_eq(shmemi_parse_double("nan", &d), -1);
+    const char *e;
+    ck_assert_int_eq(shmemi_parse_enum("SOFT", "auto|soft|none: doc", &e), 0);
+    ck_assert(!strncmp(e, "soft", 4));
+    ck_assert_int_eq(shmemi_parse_enum("sof", "auto|soft|none: doc", &e), -1);
+    ck_assert_int_eq(shmemi_parse_enum("doc", "auto|soft|none: doc", &e), -1);
+}
+END_TEST
+
+START_TEST(load_defaults_and_errors) {
+    struct shmemi_config cfg;
+    char err[256];
+    unsetenv("SHMEM_SYMMETRIC_SIZE");
+    ck_assert_int_eq(shmemi_env_load(&cfg, err, sizeof(err)), 0);
+    ck_assert_uint_eq(cfg.SYMMETRIC_SIZE, 256u << 20);
+    setenv("SHMEM_SYMMETRIC_SIZE", "1g", 1);
+    setenv("SHMEM_COPY_ENGINE", "NONE", 1);
+    ck_assert_int_eq(shmemi_env_load(&cfg, err, sizeof(err)), 0);
+    ck_assert_uint_eq(cfg.SYMMETRIC_SIZE, 1u << 30);
+    ck_assert_str_eq(cfg.COPY_ENGINE, "none");
+    setenv("SHMEM_COPY_ENGINE", "turbo", 1);
+    ck_assert_int_eq(shmemi_env_load(&cfg, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "SHMEM_COPY_ENGINE"));
+    ck_assert_ptr_nonnull(strstr(err, "auto|soft|hsakmt|cuda|none"));
+    unsetenv("SHMEM_COPY_ENGINE");
+    setenv("SHMEM_DEBUG", "maybe", 1);
+    ck_assert_int_eq(shmemi_env_load(&cfg, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "SHMEM_DEBUG=\"maybe\""));
+    unsetenv("SHMEM_DEBUG");
+}
+END_TEST
+
+static char seen[4][96];
+static int nseen;
+static void report(const char *name, const char *best, void *arg) {
+    (void)arg;
+    snprintf(seen[nseen++], sizeof(seen[0]), "%s->%s", name, best ? best : "");
+}
+
+START_TEST(did_you_mean) {
+    char *envp[] = {"SHMEM_SYMETRIC_SIZE=1m", "SHMEM_DEBUG=1", "PATH=/bin", "SHMEM_LAUNCHER=mpirun",
+                    "SHMEM_COPYENGINE=soft", NULL};
+    nseen = 0;
+    shmemi_env_unknown(envp, report, NULL);
+    ck_assert_int_eq(nseen, 2);
+    ck_assert_str_eq(seen[0], "SHMEM_SYMETRIC_SIZE->SYMMETRIC_SIZE");
+    ck_assert_str_eq(seen[1], "SHMEM_COPYENGINE->COPY_ENGINE");
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("env");
+    TCase *tc = tcase_create("env");
+    tcase_add_test(tc, sizes);
+    tcase_add_test(tc, bools_ints_doubles_enums);
+    tcase_add_test(tc, load_defaults_and_errors);
+    tcase_add_test(tc, did_you_mean);
+    suite_add_tcase(s, tc);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
