@@ -5,6 +5,7 @@
 #                            and run it on 4 PEs with the installed oshrun
 #   scripts/dev.sh test      install what is missing, build, run every test (ctest)
 #   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
+#   scripts/dev.sh fuzz      a short libFuzzer run of the soft engine's decoder (clang, ASan)
 #   scripts/dev.sh deps      only install the Debian packages
 # Environment: BUILD_DIR (default build), PREFIX (default ./install), JOBS.
 set -euo pipefail
@@ -59,8 +60,14 @@ sanitize)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L 'unit|func'
     ;;
+fuzz)
+    deps
+    CC=clang build "$BUILD_DIR-fuzz" -DSHMEM_FUZZ=ON -DSHMEM_SANITIZE=address \
+        -DSHMEM_BUILD_BENCH=OFF
+    ctest --test-dir "$BUILD_DIR-fuzz" --output-on-failure -L fuzz
+    ;;
 *)
-    sed -n '2,9p' "$0"
+    sed -n '2,10p' "$0"
     exit 2
     ;;
 esac

@@ -301,10 +301,20 @@ void shmemi_env_print(FILE *f, const struct shmemi_config *cfg, int markdown) {
         for (i = 0; i < NROWS + NTOOLS; i++) {
             const struct env_row *r = i < NROWS ? &rows[i] : &tool_rows[i - NROWS];
             const char *doc = r->doc;
-            if (!strcmp(r->type, "enum"))
+            char type[160];
+            snprintf(type, sizeof(type), "%s", r->type);
+            if (!strcmp(r->type, "enum")) {
+                char vals[128];
+                enum_values_text(doc, vals, sizeof(vals));
+                for (char *c = vals; *c; c++)
+                    if (*c == '|')
+                        *c = '/';
+                snprintf(type, sizeof(type), "%s", vals);
                 doc = strchr(doc, ':') + 1;
+            }
             doc = skip_space(doc);
-            fprintf(f, "| `SHMEM_%s` | %s | `%s` | %s |\n", r->name, r->type, r->def, doc);
+            fprintf(f, "| `SHMEM_%s` | %s | %s%s%s | %s |\n", r->name, type, *r->def ? "`" : "",
+                    *r->def ? r->def : "(unset)", *r->def ? "`" : "", doc);
         }
         return;
     }
