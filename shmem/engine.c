@@ -1,24 +1,206 @@
 /* The core's copy engine: non-blocking transfers that proceed beside the
- * caller. */
+ * caller.
+ *
+ * One RMA queue per peer, opened on first use. A context remembers which
+ * queues it used since its last quiet (one bit per peer); quiet fences each of
+ * those queues and waits for the fence. Ordinary RMA never shares a queue with
+ * chains that POLL (plans use queues of their own), so quiet never waits on a
+ * gate. */
 #include "shmem/engine.h"
 
+#ifdef SHMEMI_HAVE_SDMA
+#include "sdma/sdma.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static struct sdma_engine *engine;
+static struct sdma_queue **rma_q; /* per peer, NULL until first use */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *engine_name = "none";
+
+/* Contexts' dirty bits: a bitmap of peers per context, allocated lazily. */
+struct ctx_dirty {
+    uint64_t *bits;
+};
+
+int shmemi_engine_init(void) {
+    const char *kind = shmemi.cfg.COPY_ENGINE;
+    if (!strcmp(kind, "none"))
+        return 0;
+    struct sdma_engine_config cfg = {0};
+    cfg.poll_timeout_s = shmemi.cfg.ENGINE_TIMEOUT;
+    cfg.ring_setting = "SHMEM_ENGINE_RING_SIZE";
+    char err[256] = "";
+    int rc = sdma_engine_open(kind, &cfg, &engine, err, sizeof(err));
+    if (rc) {
+        if (!strcmp(kind, "auto")) {
+            /* auto: run without an engine rather than fail. */
+            shmemi_debug("no copy engine (%s): non-blocking transfers complete at once", err);
+            return 0;
+        }
+        shmemi_fatal("SHMEM_COPY_ENGINE=%s cannot be used: %s", kind, err);
+    }
+    engine_name = sdma_engine_name(engine);
+    size_t ring = shmemi.cfg.ENGINE_RING_SIZE;
+    if (ring < 4096 || (ring & (ring - 1)))
+        shmemi_fatal("SHMEM_ENGINE_RING_SIZE=%zu must be a power of two of at least 4096", ring);
+    rma_q = calloc((size_t)shmemi.n_pes, sizeof(*rma_q));
+    if (!rma_q)
+        return -1;
+    shmemi_debug("copy engine: %s", engine_name);
+    return 0;
+}
+
+void shmemi_engine_fini(void) {
+    if (!engine)
+        return;
+    for (int pe = 0; pe < shmemi.n_pes; pe++)
+        if (rma_q[pe]) {
+            sdma_queue_quiet(rma_q[pe], shmemi.cfg.ENGINE_TIMEOUT);
+            sdma_queue_close(rma_q[pe]);
+        }
+    free(rma_q);
+    rma_q = NULL;
+    sdma_engine_close(engine);
+    engine = NULL;
+    engine_name = "none";
+}
+
+static struct sdma_queue *queue_to(int pe) {
+    struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(q))
+        return q;
+    pthread_mutex_lock(&open_lock);
+    q = rma_q[pe];
+    if (!q) {
+        char label[32];
+        snprintf(label, sizeof(label), "rma to PE %d", pe);
+        int rc = sdma_queue_open(engine, shmemi.cfg.ENGINE_RING_SIZE, label, &q);
+        if (rc)
+            shmemi_fatal("cannot open a copy-engine queue to PE %d: %s (%s)", pe,
+                         sdma_strerror(rc), sdma_last_error());
+        /* Release: the queue is fully set up before another thread sees it. */
+        __atomic_store_n(&rma_q[pe], q, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&open_lock);
+    return q;
+}
+
+static uint64_t *dirty_bits(struct shmemi_ctx *c) {
+    uint64_t *b = __atomic_load_n(&c->dirty, __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(b))
+        return b;
+    uint64_t *n = calloc(((size_t)shmemi.n_pes + 63) / 64, sizeof(uint64_t));
+    if (!n)
+        shmemi_fatal("out of memory");
+    uint64_t *expected = NULL;
+    if (!__atomic_compare_exchange_n(&c->dirty, &expected, n, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(n);
+        return expected;
+    }
+    return n;
+}
+
+static void mark_dirty(struct shmemi_ctx *c, int pe) {
+    uint64_t *b = dirty_bits(c);
+    __atomic_fetch_or(&b[pe / 64], 1ull << (pe % 64), __ATOMIC_RELAXED);
+}
+
+static void queue_failed(int pe, int rc) {
+    char msg[512] = "";
+    if (rma_q[pe] && sdma_queue_error(rma_q[pe], msg, sizeof(msg)))
+        shmemi_fatal("copy engine queue to PE %d failed: %s", pe, msg);
+    shmemi_fatal("copy engine transfer to PE %d failed: %s (%s)", pe, sdma_strerror(rc),
+                 sdma_last_error());
+}
+
+int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe) {
+    if (!engine)
+        return 0;
+    struct sdma_queue *q = queue_to(pe);
+    int rc = sdma_copy(q, dst, src, bytes);
+    if (rc == SDMA_ERR_NO_RESOURCE)
+        return 0; /* ring full: the caller copies itself */
+    if (rc)
+        queue_failed(pe, rc);
+    mark_dirty(c, pe);
+    return 1;
+}
+
+int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
+                              uint64_t *sig, uint64_t signal, int sig_op, int pe) {
+    if (!engine)
+        return 0;
+    struct sdma_queue *q = queue_to(pe);
+    /* The copy and the signal go on one queue: the engine completes the copy
+     * before it executes the atomic that publishes it. Copy and signal are
+     * one reservation each; a full ring between them would leave the copy
+     * queued without its signal, so on failure the signal is applied here
+     * after a quiet. */
+    int rc = sdma_copy(q, dst, src, bytes);
+    if (rc == SDMA_ERR_NO_RESOURCE)
+        return 0;
+    if (rc)
+        queue_failed(pe, rc);
+    rc = sdma_atomic(q, sig, sig_op == SHMEM_SIGNAL_SET ? SDMA_ATOMIC_SWAP64 : SDMA_ATOMIC_ADD64,
+                     signal, 0);
+    if (rc == SDMA_ERR_NO_RESOURCE) {
+        rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
+        if (rc)
+            queue_failed(pe, rc);
+        if (sig_op == SHMEM_SIGNAL_SET)
+            __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+        else
+            __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+        return 1;
+    }
+    if (rc)
+        queue_failed(pe, rc);
+    mark_dirty(c, pe);
+    return 1;
+}
+
+void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
+    uint64_t *b = __atomic_load_n(&c->dirty, __ATOMIC_ACQUIRE);
+    if (!b)
+        return;
+    int lo = pe < 0 ? 0 : pe, hi = pe < 0 ? shmemi.n_pes : pe + 1;
+    for (int w = lo / 64; w <= (hi - 1) / 64; w++) {
+        uint64_t mask = ~0ull;
+        if (pe >= 0)
+            mask = 1ull << (pe % 64);
+        uint64_t bits = __atomic_fetch_and(&b[w], ~mask, __ATOMIC_ACQ_REL) & mask;
+        while (bits) {
+            int p = w * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            int rc = sdma_queue_quiet(rma_q[p], shmemi.cfg.ENGINE_TIMEOUT);
+            if (rc)
+                queue_failed(p, rc);
+        }
+    }
+}
+
+const char *shmemi_copy_engine_name(void) { return engine_name; }
+
+#else /* no copy-engine layer in this build: transfers complete at once */
 
 int shmemi_engine_init(void) { return 0; }
 void shmemi_engine_fini(void) {}
-
 int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe) {
     (void)c, (void)dst, (void)src, (void)bytes, (void)pe;
     return 0;
 }
-
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
                               uint64_t *sig, uint64_t signal, int sig_op, int pe) {
     (void)c, (void)dst, (void)src, (void)bytes, (void)sig, (void)signal, (void)sig_op, (void)pe;
     return 0;
 }
-
 void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) { (void)c, (void)pe; }
+const char *shmemi_copy_engine_name(void) { return "none"; }
 
-const char *shmemi_copy_engine_name(void) { return engine_name; }
-const char *shmemx_copy_engine_name(void) { return engine_name; }
+#endif
+
+const char *shmemx_copy_engine_name(void) { return shmemi_copy_engine_name(); }

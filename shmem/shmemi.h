@@ -63,7 +63,7 @@ struct shmemi_peer {
 struct shmemi_ctx {
     long options;
     shmem_team_t team;
-    uint64_t pending; /* non-blocking engine work not yet completed (marks) */
+    uint64_t *dirty; /* peers whose engine queue this context used since its last quiet */
 };
 
 struct shmemi_team {
