@@ -1,0 +1,328 @@
+/* The soft engine: one host thread per engine executes the packet bytes of every queue it
+ * serves, in order per queue, round-robin across queues. A POLL that is not satisfied
+ * parks its queue (nothing behind it runs) while the others go on. When there is nothing
+ * to do the thread sleeps on a futex: a submit through this API wakes it at once; because
+ * doorbells may also be written by producers that cannot wake it (GPU kernels), it also
+ * re-checks every doorbell with a backoff of at most 1 ms. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sdma/soft_exec.h"
+#include "sdma/sdma_internal.h"
+
+#define SOFT_BUDGET 64          /* packets per queue per pass */
+#define SOFT_MIN_SLEEP_US 20
+#define SOFT_MAX_SLEEP_US 1000  /* doorbell re-check period when idle */
+
+struct soft_queue {
+    struct sdma_queue *q;
+    struct sdma_soft_ctx x;
+    uint64_t rd;     /* next byte index to execute (published to *rptr) */
+    int waiting;     /* a POLL at the head is not satisfied yet */
+    double wait_until;
+    void *owned_ring; /* ring memory we allocated, or NULL */
+};
+
+struct soft_engine {
+    struct sdma_engine *e;
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards qs/nq; held by the thread while it executes */
+    struct soft_queue **qs;
+    size_t nq, cap;
+    uint32_t wake_seq;    /* futex word: bumped by every kick */
+    int sleeping;         /* the thread is about to sleep or sleeping on wake_seq */
+    int want_lock;        /* a queue open/close waits for the lock */
+    int stop;
+};
+
+static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+static void soft_trap(void *arg, uint32_t context)
+{
+    struct soft_queue *sq = arg;
+    struct sdma_engine *e = sq->q->eng;
+    if (e->cfg.trap)
+        e->cfg.trap(e->cfg.trap_arg, sq->q, context);
+}
+
+/* Execute up to SOFT_BUDGET packets of one queue. Returns the number executed. */
+static int run_queue(struct soft_queue *sq, double t)
+{
+    struct sdma_queue *q = sq->q;
+    const struct sdma_ring *r = &q->ring;
+    uint64_t db;
+    int n = 0;
+
+    if (__atomic_load_n(&q->state, __ATOMIC_RELAXED) != SDMA_QSTATE_RUN)
+        return 0;
+    if (sq->waiting && t < sq->wait_until)
+        return 0;
+    /* Acquire pairs with the producer's release store of the doorbell (sdma_ring_commit):
+     * the packet dwords below it are visible. */
+    db = sdma_load_acquire_u64(r->doorbell);
+    while (sq->rd != db && n < SOFT_BUDGET) {
+        uint64_t off = sq->rd & (r->size - 1);
+        uint64_t avail = db - sq->rd;
+        size_t used = 0;
+        int rc;
+        if (avail > r->size || (avail & 3)) {
+            sdma_queue_set_error(q, "sdma: queue '%s': doorbell %llu is not a dword index "
+                                    "within one ring (%llu bytes) of the read pointer %llu",
+                                 q->label, (unsigned long long)db,
+                                 (unsigned long long)r->size, (unsigned long long)sq->rd);
+            return n;
+        }
+        if (avail > r->size - off)
+            avail = r->size - off;
+        rc = sdma_soft_exec(&sq->x, r->base + off / 4, (size_t)(avail / 4), &used);
+        if (rc == SDMA_EXEC_WAIT) {
+            sq->waiting = 1;
+            sq->wait_until = sq->x.wait_until;
+            return n;
+        }
+        sq->waiting = 0;
+        if (rc == SDMA_EXEC_ERROR) {
+            /* Stop this queue: nothing behind the bad packet runs. */
+            sdma_queue_set_error(q, "sdma: queue '%s' at byte offset %llu (index %llu): "
+                                    "opcode %u sub-op %u: %s",
+                                 q->label, (unsigned long long)off, (unsigned long long)sq->rd,
+                                 sq->x.op, sq->x.sub_op, sq->x.msg);
+            return n;
+        }
+        sq->rd += (uint64_t)used * 4;
+        /* Release: our reads of the consumed slots are done before a producer that acquires
+         * rptr (sdma_ring_reserve) overwrites them. */
+        sdma_store_release_u64(r->rptr, sq->rd);
+        n++;
+    }
+    return n;
+}
+
+/* 1 when some queue has work it can run now (doorbell ahead, no parked poll). */
+static int any_ready(struct soft_engine *se)
+{
+    size_t i;
+    for (i = 0; i < se->nq; i++) {
+        struct soft_queue *sq = se->qs[i];
+        if (sq->waiting ||
+            __atomic_load_n(&sq->q->state, __ATOMIC_RELAXED) != SDMA_QSTATE_RUN)
+            continue;
+        if (sdma_load_acquire_u64(sq->q->ring.doorbell) != sq->rd)
+            return 1;
+    }
+    return 0;
+}
+
+static void *soft_main(void *arg)
+{
+    struct soft_engine *se = arg;
+    size_t rr = 0;
+    unsigned sleep_us = SOFT_MIN_SLEEP_US;
+
+    pthread_mutex_lock(&se->lock);
+    while (!__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE)) {
+        double t = sdma_soft_clock(), next = t + SOFT_MAX_SLEEP_US * 1e-6;
+        int progress = 0;
+        size_t i;
+        uint32_t seq;
+
+        for (i = 0; i < se->nq; i++) {
+            struct soft_queue *sq = se->qs[(rr + i) % se->nq];
+            progress += run_queue(sq, t);
+            if (sq->waiting && sq->wait_until < next)
+                next = sq->wait_until;
+        }
+        rr++;
+        if (__atomic_load_n(&se->want_lock, __ATOMIC_ACQUIRE)) {
+            pthread_mutex_unlock(&se->lock);
+            while (__atomic_load_n(&se->want_lock, __ATOMIC_ACQUIRE))
+                sched_yield();
+            pthread_mutex_lock(&se->lock);
+        }
+        if (progress) {
+            sleep_us = SOFT_MIN_SLEEP_US;
+            continue;
+        }
+        /* Going to sleep. Announce it first (seq_cst), then read the wake sequence and
+         * re-check the doorbells: a producer stores its doorbell, bumps wake_seq (seq_cst)
+         * and then reads `sleeping`, so either we see its doorbell here or it sees us
+         * sleeping and wakes us (and futex_wait refuses to sleep if wake_seq moved). */
+        __atomic_store_n(&se->sleeping, 1, __ATOMIC_SEQ_CST);
+        seq = __atomic_load_n(&se->wake_seq, __ATOMIC_SEQ_CST);
+        if (!any_ready(se) && !__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE)) {
+            double dt = next - sdma_soft_clock();
+            long ns = (long)(dt * 1e9);
+            struct timespec ts;
+            if (ns > (long)sleep_us * 1000)
+                ns = (long)sleep_us * 1000;
+            if (ns > 0) {
+                ts.tv_sec = 0;
+                ts.tv_nsec = ns;
+                pthread_mutex_unlock(&se->lock);
+                futex(&se->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);
+                pthread_mutex_lock(&se->lock);
+            }
+            if (__atomic_load_n(&se->wake_seq, __ATOMIC_RELAXED) != seq)
+                sleep_us = SOFT_MIN_SLEEP_US; /* woken by a submit */
+            else if (sleep_us < SOFT_MAX_SLEEP_US)
+                sleep_us *= 2; /* nothing came: re-check less often, up to 1 ms */
+        }
+        __atomic_store_n(&se->sleeping, 0, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&se->lock);
+    return NULL;
+}
+
+static void soft_wake(struct soft_engine *se)
+{
+    /* Pairs with the sleeper's announcement in soft_main (see there). */
+    __atomic_fetch_add(&se->wake_seq, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&se->sleeping, __ATOMIC_SEQ_CST))
+        futex(&se->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+static void soft_lock(struct soft_engine *se)
+{
+    __atomic_fetch_add(&se->want_lock, 1, __ATOMIC_ACQ_REL);
+    soft_wake(se);
+    pthread_mutex_lock(&se->lock);
+    __atomic_fetch_sub(&se->want_lock, 1, __ATOMIC_ACQ_REL);
+}
+
+static int soft_open(struct sdma_engine *e, char *err, size_t errlen)
+{
+    struct soft_engine *se = calloc(1, sizeof *se);
+    int rc;
+    if (!se) {
+        snprintf(err, errlen, "soft: out of memory");
+        return SDMA_ERR_NOMEM;
+    }
+    se->e = e;
+    pthread_mutex_init(&se->lock, NULL);
+    rc = pthread_create(&se->thread, NULL, soft_main, se);
+    if (rc) {
+        snprintf(err, errlen, "soft: cannot start the engine thread: %s", strerror(rc));
+        pthread_mutex_destroy(&se->lock);
+        free(se);
+        return SDMA_ERR_SYSTEM;
+    }
+    e->priv = se;
+    return SDMA_OK;
+}
+
+static void soft_close(struct sdma_engine *e)
+{
+    struct soft_engine *se = e->priv;
+    __atomic_store_n(&se->stop, 1, __ATOMIC_RELEASE);
+    soft_wake(se);
+    pthread_join(se->thread, NULL);
+    pthread_mutex_destroy(&se->lock);
+    free(se->qs);
+    free(se);
+}
+
+static int soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
+{
+    struct soft_engine *se = q->eng->priv;
+    struct soft_queue *sq = calloc(1, sizeof *sq);
+    size_t rb = a->ring_bytes ? a->ring_bytes : SDMA_RING_DEFAULT_BYTES;
+    uint32_t rflags = (a->flags & SDMA_QUEUE_SINGLE_PRODUCER) ? SDMA_RING_SINGLE_PRODUCER : 0;
+    int ext = a->ring || a->ctl || a->rptr || a->wptr || a->doorbell;
+    int rc;
+
+    if (!sq)
+        return sdma_seterr(SDMA_ERR_NOMEM, "soft: out of memory for queue '%s'", q->label);
+    if (ext) {
+        if (!a->ring || !a->ctl || !a->rptr || !a->wptr || !a->doorbell || *a->rptr != *a->wptr ||
+            *a->wptr != *a->doorbell) {
+            free(sq);
+            return sdma_seterr(SDMA_ERR_INVAL, "soft: queue '%s': a caller ring needs ring, "
+                                               "ctl, rptr, wptr and doorbell, equal at start",
+                               q->label);
+        }
+        rc = sdma_ring_init(&q->ring, a->ring, rb, a->ctl, a->rptr, a->wptr, a->doorbell, rflags);
+    } else {
+        sq->owned_ring = aligned_alloc(4096, rb);
+        if (!sq->owned_ring) {
+            free(sq);
+            return sdma_seterr(SDMA_ERR_NOMEM, "soft: out of memory for a %zu-byte ring", rb);
+        }
+        memset(sq->owned_ring, 0, rb);
+        rc = sdma_ring_init(&q->ring, sq->owned_ring, rb, &q->words.ctl, &q->words.rptr,
+                            &q->words.wptr, &q->words.doorbell, rflags);
+    }
+    if (rc) {
+        free(sq->owned_ring);
+        free(sq);
+        return sdma_seterr(rc, "soft: queue '%s': bad ring", q->label);
+    }
+    /* The quiet word starts at the ring's current dword index (see sdma_queue_mark). */
+    q->words.seq = (uint32_t)(*q->ring.wptr >> 2);
+    sq->q = q;
+    sq->rd = *q->ring.rptr;
+    sq->x.check = q->eng->cfg.addr_check;
+    sq->x.check_arg = q->eng->cfg.addr_check_arg;
+    sq->x.trap = soft_trap;
+    sq->x.trap_arg = sq;
+    sq->x.poll_timeout_s = q->eng->cfg.poll_timeout_s;
+    q->priv = sq;
+
+    soft_lock(se);
+    if (se->nq == se->cap) {
+        size_t cap = se->cap ? se->cap * 2 : 8;
+        struct soft_queue **n = realloc(se->qs, cap * sizeof *n);
+        if (!n) {
+            pthread_mutex_unlock(&se->lock);
+            free(sq->owned_ring);
+            free(sq);
+            return sdma_seterr(SDMA_ERR_NOMEM, "soft: out of memory for queue '%s'", q->label);
+        }
+        se->qs = n;
+        se->cap = cap;
+    }
+    se->qs[se->nq++] = sq;
+    pthread_mutex_unlock(&se->lock);
+    return SDMA_OK;
+}
+
+static void soft_queue_close(struct sdma_queue *q)
+{
+    struct soft_engine *se = q->eng->priv;
+    struct soft_queue *sq = q->priv;
+    size_t i;
+    soft_lock(se);
+    for (i = 0; i < se->nq; i++)
+        if (se->qs[i] == sq) {
+            se->qs[i] = se->qs[--se->nq];
+            break;
+        }
+    pthread_mutex_unlock(&se->lock);
+    free(sq->owned_ring);
+    free(sq);
+}
+
+static void soft_kick(struct sdma_queue *q)
+{
+    soft_wake(q->eng->priv);
+}
+
+const struct sdma_engine_ops sdma_soft_ops = {
+    .name = "soft",
+    .open = soft_open,
+    .close = soft_close,
+    .queue_open = soft_queue_open,
+    .queue_close = soft_queue_close,
+    .kick = soft_kick,
+};

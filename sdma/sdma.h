@@ -1,0 +1,158 @@
+/* The copy-engine layer: queues of SDMA packets executed by an engine.
+ *
+ * It moves bytes, polls 32-bit words, adds to words and writes fences; it knows nothing
+ * about the layers above it. Engines (chosen by a kind string):
+ *   "soft"   one host thread per engine executes the packet bytes of all its queues
+ *   "hsakmt" user-mode SDMA queues of an AMD GPU through libhsakmt (needs /dev/kfd)
+ *   "cuda"   NVIDIA copy engines through streams (not in CPU builds)
+ *   "none"   no engine: sdma_engine_open returns SDMA_ERR_DISABLED
+ *   "auto"   hsakmt when it can run here, else soft
+ *
+ * Status convention: 0 ok, negative SDMA_ERR_* (sdma/status.h), sdma_strerror() names it,
+ * sdma_last_error() gives this thread's message about its latest failure.
+ * Outputs are written only on success.
+ *
+ * Completion: the read pointer only says what the engine consumed. Completion is a FENCE
+ * (or ATOMIC) after the operation and a wait on its word: sdma_queue_mark / _test / _quiet
+ * do that with a queue-local word.
+ *
+ * Thread safety: any number of threads may submit to one queue (unless it was opened
+ * SDMA_QUEUE_SINGLE_PRODUCER). Opening and closing queues and engines is not concurrent
+ * with use of the same objects. */
+#ifndef SDMA_SDMA_H
+#define SDMA_SDMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdma/packets.h"
+#include "sdma/ring.h"
+#include "sdma/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sdma_engine;
+struct sdma_queue;
+
+/* Address check of the soft engine: nonzero when [addr, addr+len) may be read (write=0) or
+ * written (write=1). A packet that names a refused range stops its queue with an error. */
+typedef int (*sdma_addr_check_fn)(void *arg, uint64_t addr, uint64_t len, int write);
+/* TRAP callback (soft engine: called on the engine thread, keep it short). */
+typedef void (*sdma_trap_fn)(void *arg, struct sdma_queue *q, uint32_t context);
+
+/* 2D copy packet formats. */
+#define SDMA_COPY_2D_AUTO 0  /* by target: LARGE on gfx94x/gfx950 and in the soft engine */
+#define SDMA_COPY_2D_LARGE 1 /* LINEAR_SUB_WINDOW_LARGE, 20 dwords */
+#define SDMA_COPY_2D_SW13 2  /* LINEAR_SUB_WINDOW, 13 dwords (pre-gfx12 parts, gfx90a) */
+
+#define SDMA_RING_DEFAULT_BYTES (1u << 20)
+
+/* Engine settings; a zeroed struct (or NULL) means defaults. */
+struct sdma_engine_config {
+    double poll_timeout_s;   /* soft: safety deadline of one POLL, "forever" included (0: 60) */
+    double full_wait_s;      /* convenience calls: wait on a full ring this long (0: 10) */
+    uint64_t max_copy_bytes; /* largest COPY packet; larger copies split (0: 1 GiB) */
+    sdma_addr_check_fn addr_check; /* soft: NULL = any canonical user address */
+    void *addr_check_arg;
+    sdma_trap_fn trap; /* soft: TRAP callback, NULL = ignore */
+    void *trap_arg;
+    const char *ring_setting; /* name of the setting that sizes rings, quoted on "ring full" */
+    int gpu;                  /* hsakmt: index of the GPU among the KFD GPU nodes */
+    int copy_2d;              /* SDMA_COPY_2D_* */
+};
+
+/* Open an engine of `kind` (auto|soft|hsakmt|cuda|none; NULL or "" = auto).
+ * SDMA_ERR_DISABLED for "none", SDMA_ERR_NOT_BUILT for kinds missing from this build,
+ * SDMA_ERR_UNAVAILABLE when the engine cannot run here; err gets a message. */
+int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
+                     struct sdma_engine **out, char *err, size_t errlen);
+/* Stop the engine; its queues must be closed first. */
+void sdma_engine_close(struct sdma_engine *e);
+/* "soft", "hsakmt", ... */
+const char *sdma_engine_name(const struct sdma_engine *e);
+/* Make [addr, addr+len) reachable by the engine (hsakmt: register and map it into the GPU's
+ * page tables; soft: nothing to do). Peer memory must be mapped before a packet names it. */
+int sdma_engine_map(struct sdma_engine *e, void *addr, size_t len);
+int sdma_engine_unmap(struct sdma_engine *e, void *addr);
+/* Import a peer's dma-buf (hsakmt) and map it; *addr gets its address here. */
+int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr);
+
+/* ---- queues ---- */
+
+#define SDMA_QUEUE_SINGLE_PRODUCER 1u /* one submitting thread: skip the CAS and the wait */
+
+struct sdma_queue_attr {
+    size_t ring_bytes; /* power of two; 0 = SDMA_RING_DEFAULT_BYTES */
+    const char *label; /* for messages */
+    unsigned flags;    /* SDMA_QUEUE_* */
+    int engine_id;     /* hsakmt: SDMA engine, -1 = the driver's choice */
+    /* Caller-provided ring (soft engine only): all five set, or all NULL. The pointers must
+     * start equal (normally 0) and the control block zeroed; they stay owned by the caller
+     * and must outlive the queue. This lets other producers (GPU kernels) share the ring. */
+    void *ring;
+    struct sdma_ring_ctl *ctl;
+    volatile uint64_t *rptr;
+    volatile uint64_t *wptr;
+    volatile uint64_t *doorbell;
+};
+
+void sdma_queue_attr_init(struct sdma_queue_attr *a);
+int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
+                         struct sdma_queue **out);
+int sdma_queue_open(struct sdma_engine *e, size_t ring_bytes, const char *label,
+                    struct sdma_queue **out);
+/* Packets not yet executed are dropped: quiet first. */
+void sdma_queue_close(struct sdma_queue *q);
+const char *sdma_queue_label(const struct sdma_queue *q);
+/* The ring view producers use (e.g. to copy into a GPU kernel's state). */
+const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q);
+
+/* ---- convenience operations: one packet each (copies split), bounded wait on a full ring,
+ * SDMA_ERR_NO_RESOURCE after it, SDMA_ERR_QUEUE when the queue is in error state ---- */
+int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes);
+int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *src,
+                 size_t src_pitch, size_t row_bytes, size_t rows);
+/* Block the queue until (*addr & mask) <func> ref (SDMA_POLL_*), forever (bounded by the
+ * soft engine's poll deadline). */
+int sdma_poll(struct sdma_queue *q, const uint32_t *addr, uint32_t ref, uint32_t mask, int func);
+/* SDMA_ATOMIC_* on a 32/64-bit word; the returned (old) value is not delivered. */
+int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t cmp);
+/* Write value to *addr once everything before it on the queue is complete. */
+int sdma_fence(struct sdma_queue *q, uint32_t *addr, uint32_t value);
+int sdma_const_fill(struct sdma_queue *q, void *dst, uint32_t value, size_t bytes);
+int sdma_trap(struct sdma_queue *q, uint32_t context);
+int sdma_timestamp(struct sdma_queue *q, uint64_t *addr); /* addr 32-byte aligned */
+
+/* ---- completion ---- */
+/* Fence a new sequence number to the queue-local word; returns the mark, 0 on failure. */
+uint64_t sdma_queue_mark(struct sdma_queue *q);
+/* 1 when that mark has completed (every packet committed before it is done), else 0. */
+int sdma_queue_test(struct sdma_queue *q, uint64_t mark);
+/* Mark and wait up to timeout_s: SDMA_OK, SDMA_ERR_TIMEOUT or SDMA_ERR_QUEUE. */
+int sdma_queue_quiet(struct sdma_queue *q, double timeout_s);
+/* Nonzero when the queue stopped in an error state; msg gets the engine's message. */
+int sdma_queue_error(const struct sdma_queue *q, char *msg, size_t len);
+/* Wake the engine after a producer outside this API rang the doorbell (soft engine;
+ * it also re-checks doorbells by itself, at least every millisecond when idle). */
+void sdma_queue_kick(struct sdma_queue *q);
+
+/* ---- raw packets: reserve, place dwords at slot->dw, commit ---- */
+/* Never blocks: SDMA_ERR_NO_RESOURCE when the ring is full. A reserved slot must be
+ * committed (sdma_queue_commit, or sdma_queue_commit_nops to give it up). */
+int sdma_queue_reserve(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot);
+void sdma_queue_commit(struct sdma_queue *q, const struct sdma_ring_slot *slot);
+void sdma_queue_commit_nops(struct sdma_queue *q, const struct sdma_ring_slot *slot);
+/* Reserve (bounded wait on a full ring), copy ndw dwords in, commit. */
+int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw);
+
+const char *sdma_strerror(int code);
+/* This thread's message about its latest failed call ("" when none). */
+const char *sdma_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

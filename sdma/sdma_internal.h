@@ -1,0 +1,74 @@
+/* Private to sdma/: the engine ops table and the engine/queue objects. */
+#ifndef SDMA_INTERNAL_H
+#define SDMA_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "sdma/sdma.h"
+
+struct sdma_engine_ops {
+    const char *name;
+    /* Fill e->priv; on failure write a message naming the engine to err. */
+    int (*open)(struct sdma_engine *e, char *err, size_t errlen);
+    void (*close)(struct sdma_engine *e);
+    /* Set up q->ring, q->seq_word (or keep the default) and q->priv. */
+    int (*queue_open)(struct sdma_queue *q, const struct sdma_queue_attr *a);
+    void (*queue_close)(struct sdma_queue *q);
+    /* Called after a doorbell store made through this API. */
+    void (*kick)(struct sdma_queue *q);
+    int (*map)(struct sdma_engine *e, void *addr, size_t len);
+    int (*unmap)(struct sdma_engine *e, void *addr);
+    int (*import_dmabuf)(struct sdma_engine *e, int fd, size_t len, void **addr);
+};
+
+struct sdma_engine {
+    const struct sdma_engine_ops *ops;
+    struct sdma_engine_config cfg; /* defaults applied */
+    char ring_setting[64];
+    int copy_2d; /* resolved SDMA_COPY_2D_LARGE or _SW13 */
+    void *priv;
+};
+
+/* Queue states (q->state, read with acquire, written with release). */
+#define SDMA_QSTATE_RUN 0
+#define SDMA_QSTATE_ERROR 1
+
+/* Words a queue owns when the caller does not provide them; each on its own line. */
+struct sdma_queue_words {
+    struct sdma_ring_ctl ctl;
+    volatile uint64_t rptr;
+    uint64_t pad0[7];
+    volatile uint64_t wptr;
+    uint64_t pad1[7];
+    volatile uint64_t doorbell;
+    uint64_t pad2[7];
+    volatile uint32_t seq;
+    uint32_t pad3[15];
+};
+
+struct sdma_queue {
+    struct sdma_queue_words words; /* first: 64-byte aligned allocation */
+    struct sdma_engine *eng;
+    struct sdma_ring ring;
+    volatile uint32_t *seq_word; /* quiet/mark fence target: low 32 bits of (index / 4) */
+    unsigned flags;
+    int state;
+    char label[64];
+    char errmsg[320]; /* written before state is released as SDMA_QSTATE_ERROR */
+    void *priv;
+};
+
+/* Record this thread's message (sdma_last_error). Returns code. */
+int sdma_seterr(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Put q into the error state once, with a message. */
+void sdma_queue_set_error(struct sdma_queue *q, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+extern const struct sdma_engine_ops sdma_soft_ops;
+#ifdef SDMA_HAVE_HSAKMT
+extern const struct sdma_engine_ops sdma_hsakmt_ops;
+/* 1 when hsakmt can run here; else 0 and a message. */
+int sdma_hsakmt_probe(char *err, size_t errlen);
+#endif
+
+#endif
