@@ -1,0 +1,66 @@
+/* Small helpers shared by the functional test programs.
+ *
+ * CHECK(cond, fmt, ...) prints "[PE n] FAIL file:line: fmt" on stderr and
+ * ends the whole job through shmem_global_exit(1), so a failure on any PE
+ * fails the run. Only <shmem.h> is used, so each program also builds
+ * against another OpenSHMEM implementation.
+ */
+#ifndef FUNC_CHECK_H
+#define FUNC_CHECK_H
+
+#include <shmem.h>
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* 1 when the header implements OpenSHMEM 1.5 or later; parts of the
+ * programs that need 1.5 routines are compiled only then (the rest still
+ * runs against a 1.4 library). */
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
+    (SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 5))
+#define FUNC_SPEC_15 1
+#else
+#define FUNC_SPEC_15 0
+#endif
+
+__attribute__((format(printf, 4, 5))) static inline void
+func_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    fprintf(stderr, "[PE %d] FAIL %s:%d: %s (%s)\n", shmem_my_pe(), file, line, msg, cond);
+    fflush(stderr);
+    shmem_global_exit(1);
+    _Exit(1); /* shmem_global_exit does not return */
+}
+
+#define CHECK(cond, ...)                                            \
+    do {                                                            \
+        if (!(cond))                                                \
+            func_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);      \
+    } while (0)
+
+/* Printed by PE 0 once every check of the program has passed. */
+static inline void func_pass(const char *name)
+{
+    if (shmem_my_pe() == 0) {
+        printf("%s: PASS (%d PEs)\n", name, shmem_n_pes());
+        fflush(stdout);
+    }
+}
+
+/* Deterministic byte pattern: differs per writer, per offset and per round. */
+static inline unsigned char func_byte(int writer, size_t i, unsigned round)
+{
+    return (unsigned char)((unsigned)writer * 37u + (unsigned)(i * 11u) + (unsigned)(i >> 8) +
+                           round * 101u + 1u);
+}
+
+#endif /* FUNC_CHECK_H */
