@@ -122,4 +122,46 @@
     X(uint64_t, uint64)                                                        \
     X(size_t, size)
 
+/* Reduction types of shmem_<TYPENAME>_{max,min}_reduce: the bitwise
+ * reduction types plus the signed and floating types. */
+#define SHMEMI_REDUCE_MINMAX_TYPES(X)                                          \
+    X(char, char)                                                              \
+    X(signed char, schar)                                                      \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)                                                     \
+    X(ptrdiff_t, ptrdiff)                                                      \
+    SHMEMI_REDUCE_BIT_TYPES(X)                                                 \
+    X(float, float)                                                            \
+    X(double, double)                                                          \
+    X(long double, longdouble)
+
+/* Reduction types of shmem_<TYPENAME>_{sum,prod}_reduce. */
+#define SHMEMI_REDUCE_ARITH_TYPES(X)                                           \
+    SHMEMI_REDUCE_MINMAX_TYPES(X)                                              \
+    X(double _Complex, complexd)                                               \
+    X(float _Complex, complexf)
+
+/* Deprecated active-set reductions shmem_<TYPENAME>_<op>_to_all. */
+#define SHMEMI_TO_ALL_BIT_TYPES(X)                                             \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)
+#define SHMEMI_TO_ALL_MINMAX_TYPES(X)                                          \
+    SHMEMI_TO_ALL_BIT_TYPES(X)                                                 \
+    X(float, float)                                                            \
+    X(double, double)                                                          \
+    X(long double, longdouble)
+#define SHMEMI_TO_ALL_ARITH_TYPES(X)                                           \
+    SHMEMI_TO_ALL_MINMAX_TYPES(X)                                              \
+    X(float _Complex, complexf)                                                \
+    X(double _Complex, complexd)
+
+/* Deprecated sized active-set collectives: X(BITS) for shmem_broadcast<BITS>,
+ * shmem_collect<BITS>, shmem_fcollect<BITS>, shmem_alltoall<BITS>,
+ * shmem_alltoalls<BITS>. */
+#define SHMEMI_COLL_DEPR_SIZES(X) X(32) X(64)
+
 #endif

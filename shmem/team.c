@@ -1,4 +1,18 @@
-/* Teams (WORLD and SHARED) and communication contexts. */
+/* Teams and communication contexts.
+ *
+ * A team is a strided set of world PEs, member i being world PE
+ * start + i * stride: WORLD, SHARED, and every team split from them (a
+ * strided or 2-D split of a strided team is strided again).
+ *
+ * Each live team of a PE holds one slot of that PE's control block
+ * (struct shmemi_team_ctl): its sync words and its post word. WORLD and
+ * SHARED hold slots 0 and 1 (their sync is the world barrier); a split takes
+ * the lowest slot free on every PE of the parent, agreed through the parent's
+ * post words. Two disjoint teams may hold the same slot: a slot's words are
+ * per PE, and a PE holds a slot for one team at a time.
+ *
+ * Creating teams concurrently from several threads of one PE is not
+ * supported (the slot agreement assumes one split at a time per PE). */
 #include "shmem/shmemi.h"
 
 #include "shmem/engine.h"
@@ -10,28 +24,47 @@ shmem_team_t const SHMEM_TEAM_WORLD = &shmemi_team_world;
 /* Every PE of a job is on this node: SHARED is WORLD's members. */
 shmem_team_t const SHMEM_TEAM_SHARED = &shmemi_team_shared;
 
-struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, NULL};
+struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, 0};
 shmem_ctx_t const SHMEM_CTX_DEFAULT = &shmemi_ctx_default;
 
+/* The live teams of this PE by slot, and the mask of slots they hold. */
+static struct shmemi_team *team_live[SHMEMI_TEAM_SLOTS];
+static uint64_t team_used;
+
+#define SLOT_BIT(s) ((uint64_t)1 << (s))
+#define TEAM_MAX_SIZE (1 << SHMEMI_TEAM_ROUNDS)
+
 void shmemi_team_init(void) {
-    shmemi_team_world = (struct shmemi_team){0, 1, shmemi.n_pes, shmemi.my_pe};
+    shmemi_team_world = (struct shmemi_team){
+        .start = 0, .stride = 1, .size = shmemi.n_pes, .my_pe = shmemi.my_pe, .slot = 0};
     shmemi_team_shared = shmemi_team_world;
+    shmemi_team_shared.slot = 1;
+    memset(team_live, 0, sizeof(team_live));
+    team_live[0] = &shmemi_team_world;
+    team_live[1] = &shmemi_team_shared;
+    team_used = SLOT_BIT(0) | SLOT_BIT(1);
 }
 
-static const struct shmemi_team *team_check(shmem_team_t team, const char *fn) {
+struct shmemi_team *shmemi_team_get(shmem_team_t team, const char *fn) {
     shmemi_check_init(fn);
-    if (team != SHMEM_TEAM_WORLD && team != SHMEM_TEAM_SHARED)
+    if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
+        return team;
+    if (team == SHMEM_TEAM_INVALID)
         return NULL;
-    return team;
+    for (int s = 2; s < SHMEMI_TEAM_SLOTS; s++)
+        if (team_live[s] == team)
+            return team;
+    shmemi_debug("%s: %p is not a live team of this PE", fn, (void *)team);
+    return NULL;
 }
 
 int shmem_team_my_pe(shmem_team_t team) {
-    const struct shmemi_team *t = team_check(team, __func__);
+    const struct shmemi_team *t = shmemi_team_get(team, __func__);
     return t ? t->my_pe : -1;
 }
 
 int shmem_team_n_pes(shmem_team_t team) {
-    const struct shmemi_team *t = team_check(team, __func__);
+    const struct shmemi_team *t = shmemi_team_get(team, __func__);
     return t ? t->size : -1;
 }
 
@@ -47,8 +80,8 @@ static int from_world(const struct shmemi_team *t, int pe) {
 }
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
-    const struct shmemi_team *s = team_check(src_team, __func__);
-    const struct shmemi_team *d = team_check(dest_team, __func__);
+    const struct shmemi_team *s = shmemi_team_get(src_team, __func__);
+    const struct shmemi_team *d = shmemi_team_get(dest_team, __func__);
     if (!s || !d)
         return -1;
     int w = to_world(s, src_pe);
@@ -56,22 +89,47 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 }
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
-    (void)config_mask;
-    if (!team_check(team, __func__))
+    const struct shmemi_team *t = shmemi_team_get(team, __func__);
+    if (!t || !config)
         return -1;
-    if (config)
-        config->num_contexts = 0;
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = t->config.num_contexts;
     return 0;
 }
 
+/* ---------------------------------------------------------------- team sync */
+
+/* WORLD and SHARED use the world barrier. A split team runs a dissemination
+ * barrier over team indices on its slot's words: in round k, member i stores
+ * the team's epoch into member i + 2^k's word k (the only writer of that
+ * word) and waits for member i - 2^k to do the same to it. Epochs only grow,
+ * so back-to-back syncs never reset anything. */
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
     (void)fn;
-    (void)team; /* WORLD and SHARED are every PE */
-    shmemi_sync_all();
+    if (team == &shmemi_team_world || team == &shmemi_team_shared) {
+        shmemi_sync_all();
+        return;
+    }
+    /* The epoch is the team's own state (teams are never const objects). */
+    struct shmemi_team *t = (struct shmemi_team *)team;
+    int n = t->size, me = t->my_pe, s = t->slot;
+    uint64_t epoch = ++t->epoch;
+    struct shmemi_team_ctl *mine = &shmemi_ctl_of(shmemi.my_pe)->team[s];
+    for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        struct shmemi_team_ctl *to = &shmemi_ctl_of(t->start + ((me + dist) % n) * t->stride)->team[s];
+        /* Release: everything this PE stored before the sync is visible to
+         * the member that acquires this word; transitively, to every member
+         * once the last round is done. */
+        __atomic_store_n(&to->sync[k].v, epoch, __ATOMIC_RELEASE);
+        struct shmemi_spin sp = {0};
+        /* Acquire: pairs with the release store of member me - 2^k. */
+        while (__atomic_load_n(&mine->sync[k].v, __ATOMIC_ACQUIRE) < epoch)
+            shmemi_spin(&sp);
+    }
 }
 
 int shmem_team_sync(shmem_team_t team) {
-    const struct shmemi_team *t = team_check(team, __func__);
+    const struct shmemi_team *t = shmemi_team_get(team, __func__);
     if (!t)
         return -1;
     shmemi_team_sync(t, __func__);
@@ -79,15 +137,199 @@ int shmem_team_sync(shmem_team_t team) {
 }
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
-    const struct shmemi_team *t = team_check(team, __func__);
+    const struct shmemi_team *t = shmemi_team_get(team, __func__);
     int w = t ? to_world(t, pe) : -1;
     return w < 0 ? NULL : shmem_ptr(dest, w);
+}
+
+/* ------------------------------------------------------------------- splits */
+
+/* One team to create, in the parent's indices: members start + i * stride. */
+struct split {
+    int start, stride, size;
+    const shmem_team_config_t *config;
+    long mask;
+    shmem_team_t *out;
+};
+
+/* The slots free on every PE of the parent. Each member publishes the mask
+ * of its free slots in its post word of the parent's slot; the sync releases
+ * it, and after the sync every member reads (acquired by the sync) all of
+ * them. The caller syncs the parent once more before anyone publishes again. */
+static uint64_t free_on_all(struct shmemi_team *parent, const char *fn) {
+    uint64_t *post = &shmemi_ctl_of(shmemi.my_pe)->team[parent->slot].post.v;
+    __atomic_store_n(post, ~team_used, __ATOMIC_RELAXED);
+    shmemi_team_sync(parent, fn);
+    uint64_t all = ~(uint64_t)0;
+    for (int i = 0; i < parent->size; i++) {
+        struct shmemi_team_ctl *c = &shmemi_ctl_of(to_world(parent, i))->team[parent->slot];
+        all &= __atomic_load_n(&c->post.v, __ATOMIC_RELAXED);
+    }
+    return all;
+}
+
+/* Create n teams from `parent`, collectively over the parent. Every member
+ * of the parent passes the same splits (the arguments of a collective call),
+ * so every decision below -- valid or not, which slots -- is the same on all
+ * of them, and either every new team is made or none is. */
+static int team_split(struct shmemi_team *parent, struct split *sp, int n, const char *fn) {
+    for (int i = 0; i < n; i++)
+        *sp[i].out = SHMEM_TEAM_INVALID;
+    for (int i = 0; i < n; i++) {
+        if (sp[i].size > TEAM_MAX_SIZE) {
+            shmemi_debug("%s: a team of %d PEs is larger than the %d PEs a split team may have",
+                         fn, sp[i].size, TEAM_MAX_SIZE);
+            return -1;
+        }
+    }
+
+    /* My index in each new team, or -1; the team objects, made before the
+     * agreement so that nothing can fail after it. */
+    struct shmemi_team *made[2] = {NULL, NULL};
+    int idx[2];
+    for (int i = 0; i < n; i++) {
+        int rel = parent->my_pe - sp[i].start;
+        idx[i] = rel >= 0 && rel % sp[i].stride == 0 && rel / sp[i].stride < sp[i].size
+                     ? rel / sp[i].stride
+                     : -1;
+        if (idx[i] >= 0 && !(made[i] = calloc(1, sizeof(*made[i]))))
+            shmemi_fatal("%s: out of memory for a team", fn);
+    }
+
+    uint64_t avail = free_on_all(parent, fn);
+    int slot[2] = {-1, -1};
+    for (int i = 0; i < n; i++) {
+        if (avail) {
+            slot[i] = __builtin_ctzll(avail);
+            avail &= avail - 1;
+        }
+    }
+    int ok = slot[n - 1] >= 0;
+    for (int i = 0; ok && i < n; i++) {
+        if (idx[i] < 0)
+            continue;
+        /* A fresh slot: no peer writes into it until the sync below has
+         * released these stores (peers write only after they leave that
+         * sync). The last team that held this slot here is destroyed, and
+         * every write of its members into these words came before this PE
+         * finished its last sync on it. */
+        struct shmemi_team_ctl *c = &shmemi_ctl_of(shmemi.my_pe)->team[slot[i]];
+        for (int k = 0; k < SHMEMI_TEAM_ROUNDS; k++)
+            __atomic_store_n(&c->sync[k].v, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&c->post.v, 0, __ATOMIC_RELAXED);
+    }
+    /* Every member has read every post word, and the fresh slots are reset
+     * on every new member, before anyone goes on. */
+    shmemi_team_sync(parent, fn);
+
+    if (!ok) {
+        shmemi_debug("%s: no team slot is free on every PE of the parent (at most %d live "
+                     "teams, WORLD and SHARED included)",
+                     fn, SHMEMI_TEAM_SLOTS);
+        free(made[0]);
+        free(made[1]);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        struct shmemi_team *t = made[i];
+        if (!t)
+            continue;
+        t->start = to_world(parent, sp[i].start);
+        t->stride = parent->stride * sp[i].stride;
+        t->size = sp[i].size;
+        t->my_pe = idx[i];
+        t->slot = slot[i];
+        t->epoch = 0;
+        t->config_mask = sp[i].mask;
+        if (sp[i].config && (sp[i].mask & SHMEM_TEAM_NUM_CONTEXTS))
+            t->config.num_contexts = sp[i].config->num_contexts;
+        team_live[t->slot] = t;
+        team_used |= SLOT_BIT(t->slot);
+        *sp[i].out = t;
+    }
+    return 0;
+}
+
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team) {
+    struct shmemi_team *p = shmemi_team_get(parent_team, __func__);
+    if (!new_team)
+        return -1;
+    *new_team = SHMEM_TEAM_INVALID;
+    if (!p)
+        return -1;
+    if (size == 1)
+        stride = 1;
+    if (size < 1 || stride < 1 || start < 0 || start >= p->size ||
+        (long)start + (long)(size - 1) * stride >= p->size) {
+        shmemi_debug("%s: start %d, stride %d, size %d do not fit a parent team of %d PEs",
+                     __func__, start, stride, size, p->size);
+        return -1;
+    }
+    struct split sp = {start, stride, size, config, config_mask, new_team};
+    return team_split(p, &sp, 1, __func__);
+}
+
+/* The parent's PEs laid out row by row, xrange to a row: the x-axis team of a
+ * PE is its row, the y-axis team its column. */
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team) {
+    struct shmemi_team *p = shmemi_team_get(parent_team, __func__);
+    if (!xaxis_team || !yaxis_team)
+        return -1;
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (!p)
+        return -1;
+    if (xrange < 1) {
+        shmemi_debug("%s: xrange %d must be positive", __func__, xrange);
+        return -1;
+    }
+    int n = p->size, me = p->my_pe;
+    if (xrange > n)
+        xrange = n;
+    int x = me % xrange, y = me / xrange;
+    int xsize = n - y * xrange < xrange ? n - y * xrange : xrange;
+    int ysize = (n - 1 - x) / xrange + 1;
+    /* The largest teams any PE makes, for the same answer everywhere. */
+    if ((n + xrange - 1) / xrange > TEAM_MAX_SIZE || xrange > TEAM_MAX_SIZE) {
+        shmemi_debug("%s: a %d x %d grid has a side longer than the %d PEs a split team may "
+                     "have",
+                     __func__, xrange, (n + xrange - 1) / xrange, TEAM_MAX_SIZE);
+        return -1;
+    }
+    struct split sp[2] = {
+        {y * xrange, 1, xsize, xaxis_config, xaxis_mask, xaxis_team},
+        {x, xrange, ysize, yaxis_config, yaxis_mask, yaxis_team},
+    };
+    return team_split(p, sp, 2, __func__);
+}
+
+void shmem_team_destroy(shmem_team_t team) {
+    shmemi_check_init(__func__);
+    if (team == SHMEM_TEAM_INVALID)
+        return;
+    if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
+        shmemi_fatal("%s: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed", __func__);
+    struct shmemi_team *t = shmemi_team_get(team, __func__);
+    if (!t)
+        shmemi_fatal("%s: %p is not a live team", __func__, (void *)team);
+    /* No sync: this PE has finished every sync and collective on the team,
+     * so no peer writes into its slot any more (see team_split). */
+    team_live[t->slot] = NULL;
+    team_used &= ~SLOT_BIT(t->slot);
+    free(t);
 }
 
 /* ----------------------------------------------------------------- contexts */
 
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
-    if (!team_check(team, __func__) || !ctx)
+    if (!ctx)
+        return -1;
+    *ctx = SHMEM_CTX_INVALID;
+    if (!shmemi_team_get(team, __func__))
         return -1;
     struct shmemi_ctx *c = calloc(1, sizeof(*c));
     if (!c)
@@ -110,7 +352,6 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
         shmemi_fatal("%s: the default context cannot be destroyed", __func__);
     /* Destroying a context completes its outstanding operations. */
     shmemi_quiet(ctx);
-    free(((struct shmemi_ctx *)ctx)->dirty);
     free(ctx);
 }
 

@@ -1,0 +1,445 @@
+/* Collectives: broadcast, collect, fcollect, alltoall, alltoalls and the
+ * reductions, on teams (OpenSHMEM 1.5) and on active sets with a pSync (the
+ * deprecated forms).
+ *
+ * Every PE maps every peer's symmetric memory, so a collective is a sync,
+ * direct copies between the members' mappings, and a sync:
+ *   broadcast  every member copies the root's source into its dest (pull);
+ *   collect    members publish their sizes, then each pulls every source;
+ *   fcollect   each member pulls every source;
+ *   alltoall   each member writes its blocks into the peers' dests (push);
+ *   reduce     member i reduces slice i of the array over every member's
+ *              source and writes the result into every member's dest slice
+ *              (reduce-scatter and allgather in one step: each element is
+ *              read n times and written n times in all, and every member gets
+ *              the same bits, combined in member order).
+ * The first sync makes the sources ready and the dests free; the last one
+ * finishes every copy before any member returns (and reuses its source).
+ * Both are full barriers with epochs that only grow (or the pSync protocol,
+ * which restores its words), so back-to-back collectives cannot race. */
+#include "shmem/shmemi.h"
+
+#include <stdlib.h>
+
+/* The members of a collective: world PE start + i * stride for i < size. */
+struct grp {
+    int start, stride, size, me;
+    const struct shmemi_team *team; /* NULL for an active set */
+    long *psync;                    /* active set: its pSync */
+    int log_stride;                 /* active set: its logPE_stride */
+    uint64_t *post;                 /* my published word (symmetric address) */
+    const char *fn;
+};
+
+static inline int grp_pe(const struct grp *g, int i) { return g->start + i * g->stride; }
+
+/* Barrier among the members. The copies of a collective are memcpy calls,
+ * which for large sizes use non-temporal stores that a release store does
+ * not order: the full fence makes every copy of this PE visible before the
+ * sync's release stores, which the peers acquire. */
+static void grp_sync(const struct grp *g) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (g->team)
+        shmemi_team_sync(g->team, g->fn);
+    else
+        shmemi_sync_active_set(g->start, g->log_stride, g->size, g->psync, g->fn);
+}
+
+/* Publish a word for the members: released by the next grp_sync. Only this
+ * PE writes it; peers read it between that sync and the one after. */
+static void grp_post(const struct grp *g, uint64_t v) {
+    __atomic_store_n(g->post, v, __ATOMIC_RELAXED);
+}
+/* Member i's published word (ordered after the sync's acquire). */
+static uint64_t grp_read(const struct grp *g, int i) {
+    const uint64_t *r = shmemi_remote(g->post, sizeof(uint64_t), grp_pe(g, i), g->fn);
+    return __atomic_load_n(r, __ATOMIC_RELAXED);
+}
+/* After the last sync: an active set's pSync word back to SHMEM_SYNC_VALUE. */
+static void grp_unpost(const struct grp *g) {
+    if (!g->team)
+        __atomic_store_n(g->post, (uint64_t)SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
+}
+
+static int grp_team(struct grp *g, shmem_team_t team, const char *fn) {
+    const struct shmemi_team *t = shmemi_team_get(team, fn);
+    if (!t) {
+        shmemi_debug("%s: not a valid team", fn);
+        return -1;
+    }
+    *g = (struct grp){.start = t->start,
+                      .stride = t->stride,
+                      .size = t->size,
+                      .me = t->my_pe,
+                      .team = t,
+                      .post = &shmemi_ctl_of(shmemi.my_pe)->team[t->slot].post.v,
+                      .fn = fn};
+    return 0;
+}
+
+/* pSync[0] and pSync[1] belong to the active-set barrier; pSync[2] is the
+ * published word. */
+static void grp_active_set(struct grp *g, int start, int log_stride, int size, long *psync,
+                           const char *fn) {
+    shmemi_check_init(fn);
+    if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
+        shmemi_fatal("%s: invalid active set (PE_start %d, logPE_stride %d, PE_size %d)", fn,
+                     start, log_stride, size);
+    long stride = 1L << log_stride;
+    long last = start + (long)(size - 1) * stride;
+    long rel = shmemi.my_pe - start;
+    if (last >= shmemi.n_pes || rel < 0 || rel % stride || rel / stride >= size)
+        shmemi_fatal("%s: PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size "
+                     "%d) of a %d-PE job",
+                     fn, shmemi.my_pe, start, log_stride, size, shmemi.n_pes);
+    shmemi_remote(psync, 3 * sizeof(long), shmemi.my_pe, fn);
+    *g = (struct grp){.start = start,
+                      .stride = (int)stride,
+                      .size = size,
+                      .me = (int)(rel / stride),
+                      .psync = psync,
+                      .log_stride = log_stride,
+                      /* long and uint64_t are variants of one type here */
+                      .post = (uint64_t *)&psync[2],
+                      .fn = fn};
+}
+
+/* Check that [addr, addr + len) is symmetric (ends the job otherwise). */
+static void check_sym(const void *addr, size_t len, const char *fn) {
+    shmemi_remote(addr, len, shmemi.my_pe, fn);
+}
+
+/* ---------------------------------------------------------------- the cores */
+
+static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
+                        int root_too) {
+    if (root < 0 || root >= g->size) {
+        if (!g->team)
+            shmemi_fatal("%s: PE_root %d is not in the active set of %d PEs", g->fn, root,
+                         g->size);
+        shmemi_debug("%s: PE_root %d is not in the team of %d PEs", g->fn, root, g->size);
+        return -1;
+    }
+    check_sym(dest, bytes, g->fn);
+    const void *from = shmemi_remote(src, bytes, grp_pe(g, root), g->fn);
+    grp_sync(g); /* the root's source is ready, every dest is free */
+    if (g->me != root)
+        memcpy(dest, from, bytes);
+    else if (root_too && dest != src)
+        memmove(dest, src, bytes);
+    grp_sync(g); /* every copy done: the root may change its source */
+    return 0;
+}
+
+static int do_collect(const struct grp *g, void *dest, const void *src, size_t bytes) {
+    check_sym(src, bytes, g->fn);
+    grp_post(g, bytes);
+    grp_sync(g); /* sizes published, sources ready, dests free */
+    size_t total = 0, off = 0;
+    for (int i = 0; i < g->size; i++)
+        total += grp_read(g, i);
+    check_sym(dest, total, g->fn);
+    for (int i = 0; i < g->size; i++) {
+        size_t n = grp_read(g, i);
+        memcpy((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
+        off += n;
+    }
+    grp_sync(g); /* every pull done; sizes may be published again */
+    grp_unpost(g);
+    return 0;
+}
+
+static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t bytes) {
+    size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
+    check_sym(dest, total, g->fn);
+    check_sym(src, bytes, g->fn);
+    grp_sync(g);
+    /* Start with the next member so that the members do not all read the
+     * same source at once. */
+    for (int k = 0; k < g->size; k++) {
+        int i = (g->me + k) % g->size;
+        memcpy((char *)dest + (size_t)i * bytes, shmemi_remote(src, bytes, grp_pe(g, i), g->fn),
+               bytes);
+    }
+    grp_sync(g);
+    return 0;
+}
+
+static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t bytes) {
+    size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
+    check_sym(dest, total, g->fn);
+    check_sym(src, total, g->fn);
+    grp_sync(g);
+    for (int k = 0; k < g->size; k++) {
+        int j = (g->me + k) % g->size;
+        void *to = shmemi_remote((char *)dest + (size_t)g->me * bytes, bytes, grp_pe(g, j), g->fn);
+        memcpy(to, (const char *)src + (size_t)j * bytes, bytes);
+    }
+    grp_sync(g);
+    return 0;
+}
+
+/* Block j of the source (nelems elements, sst apart, from element
+ * j * nelems * sst) goes to block me of member j's dest (dst apart, from
+ * element me * nelems * dst). */
+static int do_alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems, size_t es) {
+    if (dst < 1 || sst < 1) {
+        if (!g->team)
+            shmemi_fatal("%s: strides %td and %td must be positive", g->fn, dst, sst);
+        shmemi_debug("%s: strides %td and %td must be positive", g->fn, dst, sst);
+        return -1;
+    }
+    if (!nelems) {
+        grp_sync(g);
+        return 0;
+    }
+    /* Extent of all n blocks with stride s: (n * nelems - 1) * s + 1 elements. */
+    size_t n = (size_t)g->size * nelems;
+    size_t dlen = shmemi_bytes(shmemi_bytes(n - 1, (size_t)dst, g->fn) + 1, es, g->fn);
+    size_t slen = shmemi_bytes(shmemi_bytes(n - 1, (size_t)sst, g->fn) + 1, es, g->fn);
+    check_sym(dest, dlen, g->fn);
+    check_sym(src, slen, g->fn);
+    size_t dstep = (size_t)dst * es, sstep = (size_t)sst * es;
+    grp_sync(g);
+    for (int k = 0; k < g->size; k++) {
+        int j = (g->me + k) % g->size;
+        char *to = (char *)shmemi_remote(dest, dlen, grp_pe(g, j), g->fn) +
+                   (size_t)g->me * nelems * dstep;
+        const char *from = (const char *)src + (size_t)j * nelems * sstep;
+        for (size_t e = 0; e < nelems; e++, to += dstep, from += sstep)
+            memcpy(to, from, es);
+    }
+    grp_sync(g);
+    return 0;
+}
+
+/* acc[i] = acc[i] OP x[i] for i < n. */
+typedef void (*combine_fn)(void *acc, const void *x, size_t n);
+
+#define REDUCE_CHUNK 8192 /* bytes reduced at a time: the sources stay in cache */
+
+/* Member me owns elements [lo, lo + cnt): it combines them over every
+ * member's source (in member order) and writes them into every member's
+ * dest. In place (dest == source), the dests are the sources others still
+ * read: the slice is reduced into a private buffer first, and written only
+ * after a sync says every member has read what it needs. */
+static int do_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                     combine_fn op) {
+    size_t bytes = shmemi_bytes(nelems, es, g->fn);
+    check_sym(dest, bytes, g->fn);
+    check_sym(src, bytes, g->fn);
+    int inplace = dest == src;
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
+    if (!inplace && d < s + bytes && s < d + bytes)
+        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
+    if (!nelems)
+        return 0; /* every member passes the same count */
+
+    size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
+    size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);
+    char *mine = (char *)dest + lo * es;
+    const char *srcs = (const char *)src + lo * es;
+
+    grp_sync(g); /* every source is ready, every dest is free */
+    if (!inplace) {
+        /* Combine into my own dest slice (nobody else writes or reads it
+         * during the collective), then copy it to the other members. */
+        size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
+        for (size_t off = 0; off < cnt; off += step) {
+            size_t c = cnt - off < step ? cnt - off : step, cb = c * es;
+            char *acc = mine + off * es;
+            memcpy(acc, shmemi_remote(srcs + off * es, cb, grp_pe(g, 0), g->fn), cb);
+            for (int i = 1; i < g->size; i++)
+                op(acc, shmemi_remote(srcs + off * es, cb, grp_pe(g, i), g->fn), c);
+            for (int k = 1; k < g->size; k++) {
+                int j = (g->me + k) % g->size;
+                memcpy(shmemi_remote(acc, cb, grp_pe(g, j), g->fn), acc, cb);
+            }
+        }
+        grp_sync(g); /* every slice written everywhere; sources reusable */
+        return 0;
+    }
+
+    _Alignas(max_align_t) char stack[REDUCE_CHUNK];
+    size_t cb = cnt * es;
+    char *buf = cb <= sizeof(stack) ? stack : malloc(cb);
+    if (!buf)
+        shmemi_fatal("%s: out of memory for %zu bytes of reduction scratch", g->fn, cb);
+    if (cb) {
+        memcpy(buf, shmemi_remote(srcs, cb, grp_pe(g, 0), g->fn), cb);
+        for (int i = 1; i < g->size; i++)
+            op(buf, shmemi_remote(srcs, cb, grp_pe(g, i), g->fn), cnt);
+    }
+    grp_sync(g); /* every member has read every source it needs */
+    for (int k = 0; k < g->size && cb; k++) {
+        int j = (g->me + k) % g->size;
+        memcpy(shmemi_remote(mine, cb, grp_pe(g, j), g->fn), buf, cb);
+    }
+    grp_sync(g); /* every slice written everywhere */
+    if (buf != stack)
+        free(buf);
+    return 0;
+}
+
+/* ---------------------------------------------------------- team routines */
+
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                       int PE_root) {
+    struct grp g;
+    if (grp_team(&g, team, __func__))
+        return -1;
+    return do_broadcast(&g, dest, source, nelems, PE_root, 1);
+}
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
+    struct grp g;
+    return grp_team(&g, team, __func__) ? -1 : do_collect(&g, dest, source, nelems);
+}
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
+    struct grp g;
+    return grp_team(&g, team, __func__) ? -1 : do_fcollect(&g, dest, source, nelems);
+}
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
+    struct grp g;
+    return grp_team(&g, team, __func__) ? -1 : do_alltoall(&g, dest, source, nelems);
+}
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems) {
+    struct grp g;
+    return grp_team(&g, team, __func__) ? -1
+                                        : do_alltoalls(&g, dest, source, dst, sst, nelems, 1);
+}
+
+#define SHMEMI_DEF_COLL(T, N)                                                                 \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
+                              int PE_root) {                                                  \
+        struct grp g;                                                                         \
+        if (grp_team(&g, team, __func__))                                                     \
+            return -1;                                                                        \
+        return do_broadcast(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__),      \
+                            PE_root, 1);                                                      \
+    }                                                                                         \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems) {     \
+        struct grp g;                                                                         \
+        if (grp_team(&g, team, __func__))                                                     \
+            return -1;                                                                        \
+        return do_collect(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__));      \
+    }                                                                                         \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems) {    \
+        struct grp g;                                                                         \
+        if (grp_team(&g, team, __func__))                                                     \
+            return -1;                                                                        \
+        return do_fcollect(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__));     \
+    }                                                                                         \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems) {    \
+        struct grp g;                                                                         \
+        if (grp_team(&g, team, __func__))                                                     \
+            return -1;                                                                        \
+        return do_alltoall(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__));      \
+    }                                                                                         \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
+                              ptrdiff_t sst, size_t nelems) {                                 \
+        struct grp g;                                                                         \
+        if (grp_team(&g, team, __func__))                                                     \
+            return -1;                                                                        \
+        return do_alltoalls(&g, dest, source, dst, sst, nelems, sizeof(T));                   \
+    }
+SHMEMI_RMA_TYPES(SHMEMI_DEF_COLL)
+
+/* ------------------------------------------------------------- reductions */
+
+#define RED_AND(a, b) ((a) & (b))
+#define RED_OR(a, b) ((a) | (b))
+#define RED_XOR(a, b) ((a) ^ (b))
+#define RED_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define RED_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RED_SUM(a, b) ((a) + (b))
+#define RED_PROD(a, b) ((a) * (b))
+
+/* The combiner of (type, op); `P` keeps the team and the to_all lists apart
+ * (they share types). */
+#define SHMEMI_DEF_COMBINE(P, T, N, OP, EXPR)                                                 \
+    static void P##_##N##_##OP(void *acc, const void *x, size_t n) {                          \
+        T *a = acc;                                                                           \
+        const T *b = x;                                                                       \
+        for (size_t i = 0; i < n; i++)                                                        \
+            a[i] = (T)EXPR(a[i], b[i]);                                                       \
+    }
+
+#define SHMEMI_DEF_REDUCE(T, N, OP, EXPR)                                                     \
+    SHMEMI_DEF_COMBINE(comb, T, N, OP, EXPR)                                                  \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) { \
+        struct grp g;                                                                         \
+        if (grp_team(&g, team, __func__))                                                     \
+            return -1;                                                                        \
+        return do_reduce(&g, dest, source, nreduce, sizeof(T), comb_##N##_##OP);              \
+    }
+#define SHMEMI_DEF_REDUCE_BIT(T, N)                                                           \
+    SHMEMI_DEF_REDUCE(T, N, and, RED_AND)                                                     \
+    SHMEMI_DEF_REDUCE(T, N, or, RED_OR) SHMEMI_DEF_REDUCE(T, N, xor, RED_XOR)
+#define SHMEMI_DEF_REDUCE_MINMAX(T, N)                                                        \
+    SHMEMI_DEF_REDUCE(T, N, max, RED_MAX) SHMEMI_DEF_REDUCE(T, N, min, RED_MIN)
+#define SHMEMI_DEF_REDUCE_ARITH(T, N)                                                         \
+    SHMEMI_DEF_REDUCE(T, N, sum, RED_SUM) SHMEMI_DEF_REDUCE(T, N, prod, RED_PROD)
+SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DEF_REDUCE_BIT)
+SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_DEF_REDUCE_MINMAX)
+SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DEF_REDUCE_ARITH)
+
+/* ------------------------------------------------- deprecated active sets */
+
+#define SHMEMI_DEF_COLL_DEPR(B)                                                               \
+    void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,       \
+                            int PE_start, int logPE_stride, int PE_size, long *pSync) {       \
+        struct grp g;                                                                         \
+        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
+        /* The root's own dest is not written (the active-set definition). */                 \
+        do_broadcast(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__), PE_root, 0);    \
+    }                                                                                         \
+    void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,        \
+                          int logPE_stride, int PE_size, long *pSync) {                       \
+        struct grp g;                                                                         \
+        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
+        do_collect(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__));                  \
+    }                                                                                         \
+    void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,       \
+                           int logPE_stride, int PE_size, long *pSync) {                      \
+        struct grp g;                                                                         \
+        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
+        do_fcollect(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__));                 \
+    }                                                                                         \
+    void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,       \
+                           int logPE_stride, int PE_size, long *pSync) {                      \
+        struct grp g;                                                                         \
+        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
+        do_alltoall(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__));                 \
+    }                                                                                         \
+    void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,     \
+                            size_t nelems, int PE_start, int logPE_stride, int PE_size,       \
+                            long *pSync) {                                                    \
+        struct grp g;                                                                         \
+        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
+        do_alltoalls(&g, dest, source, dst, sst, nelems, B / 8);                              \
+    }
+SHMEMI_COLL_DEPR_SIZES(SHMEMI_DEF_COLL_DEPR)
+
+#define SHMEMI_DEF_TO_ALL(T, N, OP, EXPR)                                                     \
+    SHMEMI_DEF_COMBINE(toall, T, N, OP, EXPR)                                                 \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,       \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync) {     \
+        (void)pWrk;                                                                           \
+        struct grp g;                                                                         \
+        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
+        if (nreduce < 0)                                                                      \
+            shmemi_fatal("%s: nreduce %d is negative", __func__, nreduce);                    \
+        do_reduce(&g, dest, source, (size_t)nreduce, sizeof(T), toall_##N##_##OP);            \
+    }
+#define SHMEMI_DEF_TO_ALL_BIT(T, N)                                                           \
+    SHMEMI_DEF_TO_ALL(T, N, and, RED_AND)                                                     \
+    SHMEMI_DEF_TO_ALL(T, N, or, RED_OR) SHMEMI_DEF_TO_ALL(T, N, xor, RED_XOR)
+#define SHMEMI_DEF_TO_ALL_MINMAX(T, N)                                                        \
+    SHMEMI_DEF_TO_ALL(T, N, max, RED_MAX) SHMEMI_DEF_TO_ALL(T, N, min, RED_MIN)
+#define SHMEMI_DEF_TO_ALL_ARITH(T, N)                                                         \
+    SHMEMI_DEF_TO_ALL(T, N, sum, RED_SUM) SHMEMI_DEF_TO_ALL(T, N, prod, RED_PROD)
+SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_DEF_TO_ALL_BIT)
+SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_DEF_TO_ALL_MINMAX)
+SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_DEF_TO_ALL_ARITH)
