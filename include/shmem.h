@@ -95,8 +95,8 @@ int shmem_init_thread(int requested, int *provided);
 void shmem_query_thread(int *provided);
 void shmem_finalize(void);
 void shmem_global_exit(int status);
-int shmem_query_initialized(void);
-int shmem_query_finalized(void);
+void shmem_query_initialized(int *initialized);
+void shmem_query_finalized(int *finalized);
 SHMEM_HD int shmem_my_pe(void);
 SHMEM_HD int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
@@ -326,6 +326,93 @@ SHMEMI_WAIT_DEPR_TYPES(SHMEMI_DECL_WAIT_DEPR)
 #undef SHMEMI_DECL_WAIT_DEPR
 SHMEMI_DEPRECATED void shmem_wait(long *ivar, long cmp_value);
 SHMEMI_DEPRECATED void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+
+/* ------------------------------------------ teams (split), collectives, locks */
+#define SHMEM_TEAM_NUM_CONTEXTS 1L
+
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+
+/* Collectives on teams; 0 on success. */
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                       int PE_root);
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems);
+#define SHMEMI_DECL_COLL(T, N)                                                                \
+    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
+                              int PE_root);                                                   \
+    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems);      \
+    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems);     \
+    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems);     \
+    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
+                              ptrdiff_t sst, size_t nelems);
+SHMEMI_RMA_TYPES(SHMEMI_DECL_COLL)
+#undef SHMEMI_DECL_COLL
+
+#define SHMEMI_DECL_REDUCE(T, N, OP)                                                          \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce);
+#define SHMEMI_DECL_REDUCE_BIT(T, N)                                                          \
+    SHMEMI_DECL_REDUCE(T, N, and) SHMEMI_DECL_REDUCE(T, N, or) SHMEMI_DECL_REDUCE(T, N, xor)
+#define SHMEMI_DECL_REDUCE_MINMAX(T, N) SHMEMI_DECL_REDUCE(T, N, max) SHMEMI_DECL_REDUCE(T, N, min)
+#define SHMEMI_DECL_REDUCE_ARITH(T, N) SHMEMI_DECL_REDUCE(T, N, sum) SHMEMI_DECL_REDUCE(T, N, prod)
+SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DECL_REDUCE_BIT)
+SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_DECL_REDUCE_MINMAX)
+SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DECL_REDUCE_ARITH)
+#undef SHMEMI_DECL_REDUCE_BIT
+#undef SHMEMI_DECL_REDUCE_MINMAX
+#undef SHMEMI_DECL_REDUCE_ARITH
+#undef SHMEMI_DECL_REDUCE
+
+/* Deprecated active-set collectives (pSync restored to SHMEM_SYNC_VALUE on
+ * return; pWrk is not used). */
+#define SHMEMI_DECL_COLL_DEPR(B)                                                              \
+    SHMEMI_DEPRECATED void shmem_broadcast##B(void *dest, const void *source, size_t nelems,  \
+                                              int PE_root, int PE_start, int logPE_stride,    \
+                                              int PE_size, long *pSync);                      \
+    SHMEMI_DEPRECATED void shmem_collect##B(void *dest, const void *source, size_t nelems,    \
+                                            int PE_start, int logPE_stride, int PE_size,      \
+                                            long *pSync);                                     \
+    SHMEMI_DEPRECATED void shmem_fcollect##B(void *dest, const void *source, size_t nelems,   \
+                                             int PE_start, int logPE_stride, int PE_size,     \
+                                             long *pSync);                                    \
+    SHMEMI_DEPRECATED void shmem_alltoall##B(void *dest, const void *source, size_t nelems,   \
+                                             int PE_start, int logPE_stride, int PE_size,     \
+                                             long *pSync);                                    \
+    SHMEMI_DEPRECATED void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst,  \
+                                              ptrdiff_t sst, size_t nelems, int PE_start,     \
+                                              int logPE_stride, int PE_size, long *pSync);
+SHMEMI_COLL_DEPR_SIZES(SHMEMI_DECL_COLL_DEPR)
+#undef SHMEMI_DECL_COLL_DEPR
+
+#define SHMEMI_DECL_TO_ALL(T, N, OP)                                                          \
+    SHMEMI_DEPRECATED void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,   \
+                                                     int PE_start, int logPE_stride,          \
+                                                     int PE_size, T *pWrk, long *pSync);
+#define SHMEMI_DECL_TO_ALL_BIT(T, N)                                                          \
+    SHMEMI_DECL_TO_ALL(T, N, and) SHMEMI_DECL_TO_ALL(T, N, or) SHMEMI_DECL_TO_ALL(T, N, xor)
+#define SHMEMI_DECL_TO_ALL_MINMAX(T, N) SHMEMI_DECL_TO_ALL(T, N, max) SHMEMI_DECL_TO_ALL(T, N, min)
+#define SHMEMI_DECL_TO_ALL_ARITH(T, N) SHMEMI_DECL_TO_ALL(T, N, sum) SHMEMI_DECL_TO_ALL(T, N, prod)
+SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_DECL_TO_ALL_BIT)
+SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_DECL_TO_ALL_MINMAX)
+SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_DECL_TO_ALL_ARITH)
+#undef SHMEMI_DECL_TO_ALL_BIT
+#undef SHMEMI_DECL_TO_ALL_MINMAX
+#undef SHMEMI_DECL_TO_ALL_ARITH
+#undef SHMEMI_DECL_TO_ALL
+
+/* Distributed locks on a symmetric long (zero: unlocked). */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
 
 /* ------------------------------------------------------ deprecated setup API */
 SHMEMI_DEPRECATED void start_pes(int npes);
