@@ -156,11 +156,24 @@ int shmemi_heap_init(void) {
     int heap_fd = make_memfd("shmem-heap", total);
     if (heap_fd < 0)
         return -1;
-    void *base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, heap_fd, 0);
+    /* Reserve address space, then map the heap at an aligned address in it. */
+    size_t span = total + SHMEMI_HEAP_ALIGN;
+    char *res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED) {
+        shmemi_warn("cannot reserve %zu bytes of address space for the heap: %s", span,
+                    strerror(errno));
+        return -1;
+    }
+    char *aligned = (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
+    void *base = mmap(aligned, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, heap_fd, 0);
     if (base == MAP_FAILED) {
         shmemi_warn("cannot map the symmetric heap (%zu bytes): %s", total, strerror(errno));
         return -1;
     }
+    if (aligned > res)
+        munmap(res, (size_t)(aligned - res));
+    if (res + span > aligned + total)
+        munmap(aligned + total, (size_t)(res + span - (aligned + total)));
     shmemi.heap_base = base;
     shmemi.heap_size = total;
     if (shmemi_alloc_init(&heap_alloc, user))
@@ -221,7 +234,7 @@ void shmemi_heap_fini(void) {}
 
 /* -------------------------------------------------------- allocation front */
 
-static char *user_base(void) { return shmemi.heap_base + SHMEMI_CTL_SIZE; }
+static char *user_base(void) { return shmemi.heap_base; }
 
 static int heap_offset(const void *ptr, size_t *off) {
     uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)user_base();
@@ -244,6 +257,12 @@ void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
     shmemi_check_init(fn);
     if (align & (align - 1))
         shmemi_fatal("%s: alignment %zu is not a power of two", fn, align);
+    if (align > SHMEMI_HEAP_ALIGN) {
+        shmemi_debug("%s: alignment %zu is larger than the %zu the heap guarantees", fn, align,
+                     SHMEMI_HEAP_ALIGN);
+        shmemi_barrier_all();
+        return NULL;
+    }
     void *p = NULL;
     if (size) {
         pthread_mutex_lock(&heap_lock);
@@ -272,6 +291,11 @@ void shmemi_heap_free(void *ptr, const char *fn) {
     if (!ptr)
         return;
     size_t off = checked_offset(ptr, fn);
+    pthread_mutex_lock(&heap_lock);
+    size_t len = shmemi_alloc_size(&heap_alloc, off);
+    pthread_mutex_unlock(&heap_lock);
+    if (len)
+        shmemi_plan_check_free(ptr, len, fn);
     /* Every PE is done with the object before anyone reuses its memory. */
     shmemi_barrier_all();
     pthread_mutex_lock(&heap_lock);

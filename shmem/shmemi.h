@@ -39,19 +39,37 @@ __attribute__((format(printf, 1, 2))) void shmemi_debug(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void shmemi_warn(const char *fmt, ...);
 
 /* ---------------------------------------------------- per-PE control block */
-/* The first SHMEMI_CTL_SIZE bytes of every PE's heap belong to the library:
+/* The last SHMEMI_CTL_SIZE bytes of every PE's heap belong to the library:
  * words that peers write during barriers and other internal protocols. Each
  * word that a peer writes sits on its own cache line. */
 #define SHMEMI_MAX_ROUNDS 32
 struct shmemi_line {
     _Alignas(SHMEMI_CACHELINE) uint64_t v;
 };
+/* Teams: a pool of slots, one per live team on this PE (slots 0 and 1 are
+ * WORLD's and SHARED's). A split team takes the lowest slot free on every PE
+ * of its parent; disjoint teams may hold the same slot. */
+#define SHMEMI_TEAM_SLOTS 64
+#define SHMEMI_TEAM_ROUNDS 8 /* a split team has at most 2^8 PEs */
+struct shmemi_team_ctl {
+    /* Dissemination barrier over team indices: round k of member i is
+     * signalled by member i - 2^k, which stores the team's sync epoch here. */
+    struct shmemi_line sync[SHMEMI_TEAM_ROUNDS];
+    /* A value this PE publishes to the team's other members during a
+     * collective (its element count in collect, its free-slot mask during a
+     * split); written only by this PE, read by peers between two syncs. */
+    struct shmemi_line post;
+};
 struct shmemi_ctl {
     /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
      * which stores the barrier epoch here (one writer per word). */
     struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
+    struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
 };
 #define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
+/* Every PE's heap starts on this boundary, so shmem_align gives the same
+ * offset on every PE for any alignment up to it. */
+#define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
 _Static_assert(sizeof(struct shmemi_ctl) <= SHMEMI_CTL_SIZE, "control block too large");
 
 /* ------------------------------------------------------------------- state */
@@ -69,6 +87,10 @@ struct shmemi_ctx {
 struct shmemi_team {
     int start, stride, size; /* world PEs start + i * stride, i < size */
     int my_pe;               /* my index in the team, or -1 */
+    int slot;                /* its slot in the control block (shmemi_ctl.team) */
+    uint64_t epoch;          /* syncs done on the team; only grows */
+    shmem_team_config_t config;
+    long config_mask;
 };
 
 struct shmemi_state {
@@ -78,7 +100,7 @@ struct shmemi_state {
     int thread_level;
     struct boot *boot;
 
-    char *heap_base; /* my heap (control block first, user heap after it) */
+    char *heap_base; /* my heap: the user heap, then the control block */
     size_t heap_size;
     char *data_base; /* my static data segment (page aligned), may be empty */
     size_t data_size;
@@ -91,7 +113,7 @@ struct shmemi_state {
 extern struct shmemi_state shmemi;
 
 static inline struct shmemi_ctl *shmemi_ctl_of(int pe) {
-    return (struct shmemi_ctl *)shmemi.peers[pe].heap;
+    return (struct shmemi_ctl *)(shmemi.peers[pe].heap + shmemi.heap_size - SHMEMI_CTL_SIZE);
 }
 
 /* ------------------------------------------------------ checks and routing */
@@ -180,8 +202,16 @@ int shmemi_engine_init(void);
 const char *shmemi_copy_engine_name(void);
 void shmemi_engine_fini(void);
 
+/* Triggered plans: shmem_free refuses a buffer a live plan uses; finalize
+ * refuses open plans and closes the plan queues. */
+void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn);
+void shmemi_plan_fini(void);
+
 /* Teams. */
 void shmemi_team_init(void);
+/* The team behind a handle, or NULL for SHMEM_TEAM_INVALID and handles that
+ * name no live team. */
+struct shmemi_team *shmemi_team_get(shmem_team_t team, const char *fn);
 extern struct shmemi_team shmemi_team_world, shmemi_team_shared;
 extern struct shmemi_ctx shmemi_ctx_default;
 #define shmemi_ctx_default_handle ((shmem_ctx_t)&shmemi_ctx_default)
