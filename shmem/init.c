@@ -1,4 +1,5 @@
 /* Library setup, exit and query routines; the fatal-error path. */
+#define _GNU_SOURCE
 #include "shmem/shmemi.h"
 
 #include <pthread.h>
@@ -118,6 +119,29 @@ static void at_exit(void) {
         shmem_finalize();
 }
 
+/* A PE that waits spins; two PEs sharing a core while another core idles
+ * turn every wait into a context switch. Pin PE i of the node to the i-th
+ * allowed CPU when there is one for every PE and nobody pinned us already. */
+static void bind_to_cpu(int local_rank, int local_size) {
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof(mask), &mask))
+        return;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int allowed = CPU_COUNT(&mask);
+    if (allowed < online || allowed < local_size)
+        return; /* a launcher pinned us, or the node is oversubscribed */
+    for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &mask) || seen++ != local_rank)
+            continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (sched_setaffinity(0, sizeof(one), &one) == 0)
+            shmemi_debug("pinned to CPU %d", cpu);
+        return;
+    }
+}
+
 static int do_init(int requested) {
     char err[512];
     if (shmemi_env_load(&shmemi.cfg, err, sizeof(err)))
@@ -142,6 +166,9 @@ static int do_init(int requested) {
     shmemi.initialized = 1;
     if (shmemi_engine_init())
         shmemi_fatal("cannot start the copy engine");
+    /* After the engine started: its thread keeps every CPU, only this one is pinned. */
+    if (shmemi.cfg.BIND && b->local_size > 1)
+        bind_to_cpu(b->local_rank, b->local_size);
 
     if (shmemi.my_pe == 0 && shmemi.cfg.VERSION)
         fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PEs, %s bootstrap, %s engine\n",
@@ -185,6 +212,7 @@ void shmem_query_thread(int *provided) {
 void shmem_finalize(void) {
     pthread_mutex_lock(&init_lock);
     if (shmemi.initialized) {
+        shmemi_plan_fini();
         shmemi_barrier_all();
         shmemi_engine_fini();
         shmemi.initialized = 0;
@@ -202,8 +230,14 @@ void shmem_global_exit(int status) {
     _exit(status);
 }
 
-int shmem_query_initialized(void) { return shmemi.initialized; }
-int shmem_query_finalized(void) { return shmemi.finalized; }
+void shmem_query_initialized(int *initialized) {
+    if (initialized)
+        *initialized = shmemi.initialized;
+}
+void shmem_query_finalized(int *finalized) {
+    if (finalized)
+        *finalized = shmemi.finalized;
+}
 
 int shmem_my_pe(void) {
     shmemi_check_init(__func__);
