@@ -14,6 +14,110 @@ extern "C" {
  * "none"); valid after shmem_init. */
 const char *shmemx_copy_engine_name(void);
 
+/* ------------------------------------------------------------------------
+ * Triggered plans: copies of regions of one symmetric buffer to every other
+ * PE, prepared once on the copy engines and released chunk by chunk by a
+ * producer (host threads in CPU builds, kernels in GPU builds), every round.
+ * Collective calls are marked. Every int-returning call returns
+ * SHMEMX_PLAN_OK (0) or a negative SHMEMX_PLAN_E* code; shmemx_plan_strerror
+ * names it, and shmemx_plan_errmsg gives the plan's latest detailed message
+ * (which names the round, chunk and PE).
+ * ---------------------------------------------------------------------- */
+typedef struct shmemx_plan *shmemx_plan_t;
+typedef struct shmemx_plan_view shmemx_plan_view_t; /* one round's handle for producers */
+
+/* rows rows of row_bytes bytes, stride bytes apart (0 = packed), starting offset
+ * bytes into the plan's buffer; the same bytes land at the same offset on every peer. */
+typedef struct {
+    size_t offset, row_bytes, rows, stride;
+} shmemx_region_t;
+/* Regions sent together once all `writers` marked the chunk ready. */
+typedef struct {
+    const shmemx_region_t *regions;
+    size_t nregions;
+    int writers;
+} shmemx_chunk_t;
+/* A zeroed config means the defaults: timeout_s <= 0 -> 30 s, prepare_ahead off,
+ * team 0 -> SHMEM_TEAM_WORLD. */
+typedef struct {
+    double timeout_s;
+    int prepare_ahead;
+    shmem_team_t team;
+} shmemx_plan_config_t;
+#define SHMEMX_PLAN_CONFIG_INIT {30.0, 0, SHMEM_TEAM_WORLD}
+
+enum {
+    SHMEMX_PLAN_OK = 0,
+    SHMEMX_PLAN_EINVAL = -1,      /* bad argument or schedule (same error on every PE) */
+    SHMEMX_PLAN_ETIMEDOUT = -2,   /* a wait or round fence ran past the plan timeout */
+    SHMEMX_PLAN_EMARKS = -3,      /* a chunk got more marks than it has writers */
+    SHMEMX_PLAN_EPEER = -4,       /* a peer could not prepare the round */
+    SHMEMX_PLAN_ESTATE = -5,      /* call out of order (start twice, wait before start...) */
+    SHMEMX_PLAN_ENOSPC = -6,      /* the plan queues' rings cannot hold the chains */
+    SHMEMX_PLAN_ENOMEM = -7,      /* out of (symmetric) memory */
+    SHMEMX_PLAN_EUNSUPPORTED = -8,/* not in this build (streams), or a team other than WORLD */
+    SHMEMX_PLAN_EROUNDS = -9,     /* the 32-bit round counter would pass 2^32 - 1 */
+    SHMEMX_PLAN_EENGINE = -10,    /* no copy engine, or its queue failed */
+    SHMEMX_PLAN_EORDER = -11      /* rounds started out of the order they were prepared */
+};
+
+/* States for shmemx_plan_query. */
+enum {
+    SHMEMX_PLAN_ARMED = 1,     /* round prepared, not started */
+    SHMEMX_PLAN_ACTIVE = 2,    /* started, not yet delivered */
+    SHMEMX_PLAN_DELIVERED = 3, /* wait returned: the round is here */
+    SHMEMX_PLAN_FAILED = 4,    /* an error ended the plan's rounds; close it */
+    SHMEMX_PLAN_CLOSING = 5,   /* closed, copies still queued behind an earlier plan */
+    SHMEMX_PLAN_CLOSED = 6
+};
+
+int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, size_t nchunks,
+                       const shmemx_plan_config_t *cfg, shmemx_plan_t *plan); /* collective */
+int shmemx_plan_chunk_id(shmemx_plan_t plan, int pe, size_t index);
+int shmemx_plan_start(shmemx_plan_t plan, shmemx_plan_view_t **view);
+int shmemx_plan_wait(shmemx_plan_t plan, double timeout_s); /* < 0: the plan's timeout */
+int shmemx_plan_wait_on_stream(shmemx_plan_t plan, void *stream);
+int shmemx_plan_prepare_next(shmemx_plan_t plan);
+int shmemx_plan_next_round(shmemx_plan_t plan); /* collective */
+int shmemx_plan_next_round_on_stream(shmemx_plan_t plan, void *stream);
+int shmemx_plan_query(shmemx_plan_t plan, int *state, long *round);
+int shmemx_plan_run(shmemx_plan_t plan, double timeout_s);
+int shmemx_plan_close(shmemx_plan_t plan, double timeout_s); /* collective */
+const char *shmemx_plan_strerror(int code);
+const char *shmemx_plan_errmsg(shmemx_plan_t plan);
+
+/* Producer view functions: host threads call them in CPU builds, kernels in GPU builds.
+ * mark_ready: one call per writer after its writes to chunk c (a workgroup calls it
+ * together, outside divergent branches); the last writer releases the chunk's copies.
+ * arrived: chunk c is here this round (own chunks: marked ready by all writers).
+ * wait_chunk: wait until arrived, bounded by the plan timeout; 0 or SHMEMX_PLAN_ETIMEDOUT. */
+SHMEM_HD int shmemx_plan_owns(const shmemx_plan_view_t *view, int c);
+SHMEM_HD void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c);
+SHMEM_HD int shmemx_plan_arrived(const shmemx_plan_view_t *view, int c);
+SHMEM_HD int shmemx_plan_wait_chunk(const shmemx_plan_view_t *view, int c);
+
+/* Schedule builders. Each fills caller-provided arrays and returns the number of chunks
+ * written (>= 0) or SHMEMX_PLAN_EINVAL.
+ * whole: one chunk, one region [offset, offset + bytes).                   (1 region)
+ * rows:  rows rows of row_bytes bytes, `stride` apart (0 = packed), split in order into
+ *        nchunks row blocks of (nearly) equal size.                   (nchunks regions)
+ * tiles: a rows x cols matrix of elem_bytes elements, ld_bytes per row, cut in
+ *        tile_rows x tile_cols tiles (edge tiles are smaller); `order` lists the tiles this
+ *        PE produces (tile index = tile_row * tiles_per_row + tile_col) in the order its
+ *        producer completes them (NULL: all tiles, row-major), ntiles of them; they are
+ *        grouped tiles_per_chunk at a time.     (ntiles regions, ceil(ntiles / tpc) chunks) */
+int shmemx_plan_whole(size_t offset, size_t bytes, int writers, shmemx_region_t *region,
+                      shmemx_chunk_t *chunk);
+int shmemx_plan_rows(size_t offset, size_t row_bytes, size_t rows, size_t stride,
+                     size_t nchunks, int writers, shmemx_region_t *regions,
+                     shmemx_chunk_t *chunks);
+typedef struct {
+    size_t offset, elem_bytes, ld_bytes, rows, cols, tile_rows, tile_cols;
+} shmemx_tiling_t;
+int shmemx_plan_tiles(const shmemx_tiling_t *tiling, const size_t *order, size_t ntiles,
+                      size_t tiles_per_chunk, int writers, shmemx_region_t *regions,
+                      shmemx_chunk_t *chunks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -184,6 +184,7 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
 }
 
 const char *shmemi_copy_engine_name(void) { return engine_name; }
+struct sdma_engine *shmemi_engine(void) { return engine; }
 
 #else /* no copy-engine layer in this build: transfers complete at once */
 
@@ -200,6 +201,7 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
 }
 void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) { (void)c, (void)pe; }
 const char *shmemi_copy_engine_name(void) { return "none"; }
+struct sdma_engine *shmemi_engine(void) { return NULL; }
 
 #endif
 

@@ -15,4 +15,8 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
  * complete and visible. */
 void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
 
+/* The engine itself (NULL when none runs): triggered plans build their own
+ * queues on it. */
+struct sdma_engine *shmemi_engine(void);
+
 #endif

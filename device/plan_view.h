@@ -1,0 +1,119 @@
+/* The producer's view of one round of a triggered plan, and the view
+ * functions: one body for host threads (CPU builds) and GPU kernels.
+ *
+ * Words (all in symmetric memory, never reset; see PLANS.md):
+ *   marks[c]   64-bit, counts every writer's mark of own chunk c over all rounds:
+ *              round r is fully marked when marks[c] == r * writers[c]
+ *   gates[c]   32-bit, own chunk c: the engine's POLL waits for gates[c] >= r
+ *   arrival[c] 32-bit, other PEs' chunk c: the owner's engine adds 1 each round
+ *   error      first error wins: SHMEMX_PLAN_E* code; error_chunk names the chunk */
+#ifndef SHMEM_DEVICE_PLAN_VIEW_H
+#define SHMEM_DEVICE_PLAN_VIEW_H
+
+#include <stdint.h>
+
+#include "shmemx.h"
+
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define SHMEMI_VIEW_DEVICE 1
+#define SHMEMI_VIEW_FN static __device__ inline
+#else
+#define SHMEMI_VIEW_FN static inline
+#include <sched.h>
+#include <time.h>
+#endif
+
+struct shmemx_plan_view {
+    uint32_t round;
+    int me;
+    int nchunks;               /* global chunk count */
+    int own_first, own_count;  /* this PE's chunks: [own_first, own_first + own_count) */
+    const int *writers;        /* per global chunk */
+    uint64_t *marks;           /* per global chunk (own ones used) */
+    uint32_t *gates;           /* per global chunk (own ones used) */
+    const uint32_t *arrival;   /* per global chunk (others' used) */
+    uint32_t *error;           /* first error wins */
+    uint32_t *error_chunk;
+    uint64_t timeout_ns;
+};
+
+SHMEMI_VIEW_FN uint64_t shmemi_view_now_ns(void) {
+#if defined(SHMEMI_VIEW_DEVICE) && defined(__CUDA_ARCH__)
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+#elif defined(SHMEMI_VIEW_DEVICE)
+    return wall_clock64() * 10; /* 100 MHz constant clock on CDNA */
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+SHMEMI_VIEW_FN void shmemi_view_relax(unsigned *n) {
+#ifdef SHMEMI_VIEW_DEVICE
+    (void)n;
+#else
+    if (++*n > 64)
+        sched_yield(); /* let the PE or engine we wait for run */
+#endif
+}
+
+SHMEMI_VIEW_FN void shmemi_view_error(const shmemx_plan_view_t *v, int code, int c) {
+    uint32_t expected = 0;
+    /* First error wins; the chunk is written by the winner only. */
+    if (__atomic_compare_exchange_n(v->error, &expected, (uint32_t)-code, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        __atomic_store_n(v->error_chunk, (uint32_t)c, __ATOMIC_RELEASE);
+}
+
+SHMEMI_VIEW_FN int shmemi_view_owns(const shmemx_plan_view_t *v, int c) {
+    return c >= v->own_first && c < v->own_first + v->own_count;
+}
+
+SHMEMI_VIEW_FN int shmemi_view_arrived(const shmemx_plan_view_t *v, int c) {
+    if (c < 0 || c >= v->nchunks)
+        return 0;
+    if (shmemi_view_owns(v, c))
+        return __atomic_load_n(&v->marks[c], __ATOMIC_ACQUIRE) >=
+               (uint64_t)v->round * (uint64_t)v->writers[c];
+    /* Acquire at system scope: the data the engine copied before its atomic
+     * on arrival[c] is visible once the new count is. */
+    return __atomic_load_n(&v->arrival[c], __ATOMIC_ACQUIRE) >= v->round;
+}
+
+/* Returns 1 when this call opened the chunk's gate. */
+SHMEMI_VIEW_FN int shmemi_view_mark_ready(shmemx_plan_view_t *v, int c) {
+    if (!shmemi_view_owns(v, c)) {
+        shmemi_view_error(v, SHMEMX_PLAN_EINVAL, c);
+        return 0;
+    }
+    uint64_t target = (uint64_t)v->round * (uint64_t)v->writers[c];
+    /* Release: this writer's stores to the chunk happen before its mark;
+     * acquire: the last writer sees every earlier writer's stores before it
+     * opens the gate, with a release the engine's POLL acquires. */
+    uint64_t now = __atomic_add_fetch(&v->marks[c], 1, __ATOMIC_ACQ_REL);
+    if (now == target) {
+        __atomic_store_n(&v->gates[c], v->round, __ATOMIC_RELEASE);
+        return 1;
+    }
+    if (now > target)
+        shmemi_view_error(v, SHMEMX_PLAN_EMARKS, c);
+    return 0;
+}
+
+SHMEMI_VIEW_FN int shmemi_view_wait_chunk(const shmemx_plan_view_t *v, int c) {
+    uint64_t deadline = shmemi_view_now_ns() + v->timeout_ns;
+    unsigned n = 0;
+    while (!shmemi_view_arrived(v, c)) {
+        if (__atomic_load_n(v->error, __ATOMIC_ACQUIRE))
+            return -(int)__atomic_load_n(v->error, __ATOMIC_ACQUIRE);
+        if ((n & 255) == 255 && shmemi_view_now_ns() > deadline)
+            return SHMEMX_PLAN_ETIMEDOUT;
+        shmemi_view_relax(&n);
+    }
+    return SHMEMX_PLAN_OK;
+}
+
+#endif
