@@ -118,6 +118,44 @@ int shmemx_plan_tiles(const shmemx_tiling_t *tiling, const size_t *order, size_t
                       size_t tiles_per_chunk, int writers, shmemx_region_t *regions,
                       shmemx_chunk_t *chunks);
 
+/* ------------------------------------------------------------------------
+ * Copy-engine puts: non-blocking transfers queued on the copy engine, with an
+ * optional local wait flag (the engine polls it before the copy) and an
+ * optional remote signal (the engine adds to it after the copy).
+ *
+ * Without a wait flag the transfer goes on the same queue as ordinary RMA and
+ * shmem_quiet completes it. With a wait flag it goes on the queue that polls
+ * (the one triggered plans use), so that quiet never waits on a flag nobody
+ * has set: complete it with shmemx_sdma_quiet_pe, or watch the signal.
+ * Addresses are symmetric addresses of this PE (translated for `pe`); wait_flag
+ * is a local 32-bit word, signal a symmetric 64-bit word on `pe`.
+ * Each returns 0, or -1 with the reason under SHMEM_DEBUG (no copy engine).
+ * ---------------------------------------------------------------------- */
+typedef struct {
+    const uint32_t *wait_flag; /* NULL: no wait; else wait until *wait_flag >= wait_value */
+    uint32_t wait_value;
+    uint64_t *signal;          /* NULL: no signal; else *signal += signal_value on pe after */
+    uint64_t signal_value;
+} shmemx_sdma_opts_t;
+
+/* A 2D tile: rows rows of cols elements; strides in elements between rows. */
+typedef struct {
+    void *dest;
+    const void *src;
+    size_t rows, cols, dst_stride, src_stride;
+} shmemx_tile_t;
+
+int shmemx_sdma_putmem(void *dest, const void *src, size_t bytes, int pe,
+                       const shmemx_sdma_opts_t *opts);
+int shmemx_sdma_put_tile(const shmemx_tile_t *tile, size_t elem_bytes, int pe,
+                         const shmemx_sdma_opts_t *opts);
+/* One wait before all tiles, one signal after all of them. */
+int shmemx_sdma_put_tiles(const shmemx_tile_t *tiles, size_t ntiles, size_t elem_bytes, int pe,
+                          const shmemx_sdma_opts_t *opts);
+/* Wait until every copy-engine put to pe (both queues) is complete, bounded by
+ * SHMEM_ENGINE_TIMEOUT. */
+int shmemx_sdma_quiet_pe(int pe);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 #   scripts/dev.sh test      install what is missing, build, run every test (ctest)
 #   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
 #   scripts/dev.sh fuzz      a short libFuzzer run of the soft engine's decoder (clang, ASan)
+#   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
 #   scripts/dev.sh deps      only install the Debian packages
 # Environment: BUILD_DIR (default build), PREFIX (default ./install), JOBS.
 set -euo pipefail
@@ -60,6 +61,14 @@ sanitize)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L 'unit|func'
     ;;
+readme)
+    build "$BUILD_DIR" >/dev/null
+    table=$("$BUILD_DIR/bin/shmem_info" --markdown)
+    awk -v table="$table" '
+        /<!-- config-table -->/ { print; print table; skip = 1; next }
+        /<!-- \/config-table -->/ { skip = 0 }
+        !skip' README.md >README.md.new && mv README.md.new README.md
+    ;;
 fuzz)
     deps
     CC=clang build "$BUILD_DIR-fuzz" -DSHMEM_FUZZ=ON -DSHMEM_SANITIZE=address \
@@ -67,7 +76,7 @@ fuzz)
     ctest --test-dir "$BUILD_DIR-fuzz" --output-on-failure -L fuzz
     ;;
 *)
-    sed -n '2,10p' "$0"
+    sed -n '2,11p' "$0"
     exit 2
     ;;
 esac

@@ -8,7 +8,6 @@
  * gate. */
 #include "shmem/engine.h"
 
-#ifdef SHMEMI_HAVE_SDMA
 #include "sdma/sdma.h"
 
 #include <pthread.h>
@@ -68,7 +67,7 @@ void shmemi_engine_fini(void) {
     engine_name = "none";
 }
 
-static struct sdma_queue *queue_to(int pe) {
+struct sdma_queue *shmemi_rma_queue(int pe) {
     struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
     if (SHMEMI_LIKELY(q))
         return q;
@@ -104,7 +103,7 @@ static uint64_t *dirty_bits(struct shmemi_ctx *c) {
     return n;
 }
 
-static void mark_dirty(struct shmemi_ctx *c, int pe) {
+void shmemi_engine_note(struct shmemi_ctx *c, int pe) {
     uint64_t *b = dirty_bits(c);
     __atomic_fetch_or(&b[pe / 64], 1ull << (pe % 64), __ATOMIC_RELAXED);
 }
@@ -120,13 +119,13 @@ static void queue_failed(int pe, int rc) {
 int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe) {
     if (!engine)
         return 0;
-    struct sdma_queue *q = queue_to(pe);
+    struct sdma_queue *q = shmemi_rma_queue(pe);
     int rc = sdma_copy(q, dst, src, bytes);
     if (rc == SDMA_ERR_NO_RESOURCE)
         return 0; /* ring full: the caller copies itself */
     if (rc)
         queue_failed(pe, rc);
-    mark_dirty(c, pe);
+    shmemi_engine_note(c, pe);
     return 1;
 }
 
@@ -134,7 +133,7 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
                               uint64_t *sig, uint64_t signal, int sig_op, int pe) {
     if (!engine)
         return 0;
-    struct sdma_queue *q = queue_to(pe);
+    struct sdma_queue *q = shmemi_rma_queue(pe);
     /* The copy and the signal go on one queue: the engine completes the copy
      * before it executes the atomic that publishes it. Copy and signal are
      * one reservation each; a full ring between them would leave the copy
@@ -159,7 +158,7 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
     }
     if (rc)
         queue_failed(pe, rc);
-    mark_dirty(c, pe);
+    shmemi_engine_note(c, pe);
     return 1;
 }
 
@@ -186,23 +185,6 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
 const char *shmemi_copy_engine_name(void) { return engine_name; }
 struct sdma_engine *shmemi_engine(void) { return engine; }
 
-#else /* no copy-engine layer in this build: transfers complete at once */
 
-int shmemi_engine_init(void) { return 0; }
-void shmemi_engine_fini(void) {}
-int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe) {
-    (void)c, (void)dst, (void)src, (void)bytes, (void)pe;
-    return 0;
-}
-int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
-                              uint64_t *sig, uint64_t signal, int sig_op, int pe) {
-    (void)c, (void)dst, (void)src, (void)bytes, (void)sig, (void)signal, (void)sig_op, (void)pe;
-    return 0;
-}
-void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) { (void)c, (void)pe; }
-const char *shmemi_copy_engine_name(void) { return "none"; }
-struct sdma_engine *shmemi_engine(void) { return NULL; }
-
-#endif
 
 const char *shmemx_copy_engine_name(void) { return shmemi_copy_engine_name(); }

@@ -11,6 +11,8 @@ int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t 
 /* The same, followed on the same queue by the signal update. */
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
                               uint64_t *sig, uint64_t signal, int sig_op, int pe);
+/* Work for pe was queued on its RMA queue on behalf of ctx: quiet completes it. */
+void shmemi_engine_note(struct shmemi_ctx *c, int pe);
 /* Wait until the engine work of ctx (all PEs, or one PE when pe >= 0) is
  * complete and visible. */
 void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
@@ -18,5 +20,8 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
 /* The engine itself (NULL when none runs): triggered plans build their own
  * queues on it. */
 struct sdma_engine *shmemi_engine(void);
+/* The RMA queue to pe, and the queue to pe that may block on POLLs. */
+struct sdma_queue *shmemi_rma_queue(int pe);
+struct sdma_queue *shmemi_poll_queue(int pe);
 
 #endif

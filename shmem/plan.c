@@ -134,8 +134,6 @@ static int open_plan_queues(void) {
         return SHMEMX_PLAN_ENOMEM;
     for (int p = 0; p < shmemi.n_pes; p++) {
         shmemi_ledger_init(&q[p].ledger, ring / 2);
-        if (p == shmemi.my_pe)
-            continue;
         char label[32];
         snprintf(label, sizeof(label), "plans to PE %d", p);
         int rc = sdma_queue_open(shmemi_engine(), ring, label, &q[p].q);
@@ -145,6 +143,14 @@ static int open_plan_queues(void) {
     }
     pqs = q;
     return 0;
+}
+
+/* The queue to pe that may block on POLLs (plans, flag-waiting puts). */
+struct sdma_queue *shmemi_poll_queue(int pe) {
+    pthread_mutex_lock(&plan_lock);
+    int rc = open_plan_queues();
+    pthread_mutex_unlock(&plan_lock);
+    return rc ? NULL : pqs[pe].q;
 }
 
 static void kick(void) {
