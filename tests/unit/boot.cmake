@@ -33,17 +33,20 @@ set_tests_properties(boot.oshcc.showme_link PROPERTIES LABELS boot
   PASS_REGULAR_EXPRESSION "x.c -o x -L${CMAKE_BINARY_DIR}/shmem -Wl,-rpath,${CMAKE_BINARY_DIR}/shmem -lshmem -lpthread\n$")
 
 # The PMIx bootstrap under Open MPI's mpirun (directly and through oshrun).
-if(BOOT_HAVE_PMIX)
+# Off by default: Debian 12's mpirun (Open MPI 4.1.4) sometimes hangs after all
+# of its processes have ended (see bootstrap/README.md).
+option(SHMEM_TEST_MPIRUN "Also run the bootstrap tests under mpirun (label pmix)" OFF)
+if(BOOT_HAVE_PMIX AND SHMEM_TEST_MPIRUN)
   find_program(BOOT_MPIRUN mpirun)
 endif()
-if(BOOT_HAVE_PMIX AND BOOT_MPIRUN)
+if(BOOT_HAVE_PMIX AND SHMEM_TEST_MPIRUN AND BOOT_MPIRUN)
   set(mpirun_flags --allow-run-as-root --oversubscribe)
   add_test(NAME boot.pmix.mpirun.np4
            COMMAND ${BOOT_MPIRUN} ${mpirun_flags} -np 4 $<TARGET_FILE:test_boot_prog>)
-  set_tests_properties(boot.pmix.mpirun.np4 PROPERTIES TIMEOUT 120 LABELS "boot;pmix"
+  set_tests_properties(boot.pmix.mpirun.np4 PROPERTIES TIMEOUT 60 LABELS "boot;pmix"
                        PASS_REGULAR_EXPRESSION "4 PEs, bootstrap pmix: ok")
   add_test(NAME boot.pmix.oshrun.np2 COMMAND oshrun -np 2 $<TARGET_FILE:test_boot_prog>)
-  set_tests_properties(boot.pmix.oshrun.np2 PROPERTIES TIMEOUT 120 LABELS "boot;pmix"
+  set_tests_properties(boot.pmix.oshrun.np2 PROPERTIES TIMEOUT 60 LABELS "boot;pmix"
                        ENVIRONMENT "SHMEM_LAUNCHER=mpirun;SHMEM_MPIRUN=${BOOT_MPIRUN}"
                        PASS_REGULAR_EXPRESSION "2 PEs, bootstrap pmix: ok")
   # An abort ends the mpirun job with the PE's status.
