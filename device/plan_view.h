@@ -51,11 +51,12 @@ SHMEMI_VIEW_FN uint64_t shmemi_view_now_ns(void) {
 #endif
 }
 
+/* One turn of a wait loop; *n counts the turns (callers read the clock every
+ * 256 of them). */
 SHMEMI_VIEW_FN void shmemi_view_relax(unsigned *n) {
-#ifdef SHMEMI_VIEW_DEVICE
-    (void)n;
-#else
-    if (++*n > 64)
+    ++*n;
+#ifndef SHMEMI_VIEW_DEVICE
+    if (*n > 64)
         sched_yield(); /* let the PE or engine we wait for run */
 #endif
 }

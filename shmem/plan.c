@@ -780,7 +780,6 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
             }
         }
         shmemi_view_relax(&spins);
-        spins++;
     }
     p->state = SHMEMX_PLAN_FAILED;
     return rc;
@@ -840,7 +839,6 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
                             "within %g s", r, q, p->timeout_s);
             }
             shmemi_view_relax(&spins);
-            spins++;
         }
     }
     if (prc) {
@@ -912,7 +910,6 @@ static int drain(struct shmemx_plan *p, double timeout_s) {
                     return perr(p, SHMEMX_PLAN_ETIMEDOUT, "close: chunk %zu did not reach PE %d "
                                 "within %g s", c, q, timeout_s);
                 shmemi_view_relax(&spins);
-                spins++;
             }
     return 0;
 }

@@ -1,0 +1,14 @@
+# Triggered plans (shmemx_plan_*, see docs/PLANS.md). Included by CMakeLists.txt.
+set(_plan_np 2 4)
+foreach(_t rounds marks two_plans)
+  shmem_func_test(plan_${_t} SOURCE plan_${_t}.c NP ${_plan_np} LIBS Threads::Threads)
+endforeach()
+foreach(_t misuse prepare_ahead fence_timeout tiles host_put run)
+  shmem_func_test(plan_${_t} SOURCE plan_${_t}.c NP ${_plan_np})
+endforeach()
+
+# ---- the job must end the expected way -------------------------------------
+shmem_func_test(plan_free_live     SOURCE plan_free_live.c NP 2 4 WILL_FAIL ARGS free
+                PASS_REGEX "\\[PE [0-9]+\\].*plan" "shmem_free")
+shmem_func_test(plan_finalize_live SOURCE plan_free_live.c NP 2 4 WILL_FAIL ARGS finalize
+                PASS_REGEX "\\[PE [0-9]+\\].*plan" "shmem_finalize")
