@@ -301,29 +301,40 @@ void sdma_queue_commit_nops(struct sdma_queue *q, const struct sdma_ring_slot *s
     sdma_queue_kick(q);
 }
 
-/* Reserve with a bounded wait on a full ring. */
+/* Reserve with a bounded wait on a full ring: give up once the engine has consumed
+ * nothing for full_wait_s (while it makes progress, other producers may simply be
+ * winning the space; that is not a stuck queue). */
 static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot)
 {
     double t0 = 0;
-    unsigned backoff = 1;
+    uint64_t seen = 0;
+    unsigned backoff = 1, spins = 0;
     int rc;
 
     if (queue_failed(q))
         return SDMA_ERR_QUEUE;
     for (;;) {
+        uint64_t rp;
         rc = sdma_queue_reserve(q, ndw, slot);
         if (rc != SDMA_ERR_NO_RESOURCE)
             break;
         if (queue_failed(q))
             return SDMA_ERR_QUEUE;
-        if (t0 == 0)
+        sdma_queue_kick(q);
+        if (++spins < 64) {
+            sdma_spin_pause(spins);
+            continue;
+        }
+        rp = sdma_load_relaxed_u64(q->ring.rptr);
+        if (t0 == 0 || rp != seen) {
             t0 = now_s();
-        else if (now_s() - t0 > q->eng->cfg.full_wait_s)
+            seen = rp;
+            backoff = 1;
+        } else if (now_s() - t0 > q->eng->cfg.full_wait_s)
             return sdma_seterr(SDMA_ERR_NO_RESOURCE,
-                               "sdma: queue '%s': ring of %llu bytes stayed full for %.1f s; "
+                               "sdma: queue '%s': ring of %llu bytes full and not drained for %.1f s; "
                                "raise %s", q->label, (unsigned long long)q->ring.size,
                                q->eng->cfg.full_wait_s, q->eng->ring_setting);
-        sdma_queue_kick(q);
         nap(&backoff);
     }
     if (rc)
