@@ -147,6 +147,11 @@ void sdma_engine_close(struct sdma_engine *e)
     free(e);
 }
 
+int sdma_engine_progress(struct sdma_engine *e)
+{
+    return e && e->ops->progress ? e->ops->progress(e) : 0;
+}
+
 const char *sdma_engine_name(const struct sdma_engine *e)
 {
     return e ? e->ops->name : "none";
@@ -335,7 +340,8 @@ static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot 
                                "sdma: queue '%s': ring of %llu bytes full and not drained for %.1f s; "
                                "raise %s", q->label, (unsigned long long)q->ring.size,
                                q->eng->cfg.full_wait_s, q->eng->ring_setting);
-        nap(&backoff);
+        if (!sdma_engine_progress(q->eng))
+            nap(&backoff);
     }
     if (rc)
         return sdma_seterr(rc, "sdma: queue '%s': cannot reserve %zu dwords in a ring of %llu "
@@ -343,7 +349,7 @@ static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot 
     return SDMA_OK;
 }
 
-int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw)
+int sdma_queue_submit_flags(struct sdma_queue *q, const uint32_t *dw, size_t ndw, unsigned flags)
 {
     struct sdma_ring_slot s;
     int rc;
@@ -353,8 +359,15 @@ int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw)
     if (rc)
         return rc;
     memcpy(s.dw, dw, ndw * 4);
-    sdma_queue_commit(q, &s);
+    sdma_ring_commit(&q->ring, &s);
+    if (!(flags & SDMA_SUBMIT_NO_KICK))
+        sdma_queue_kick(q);
     return SDMA_OK;
+}
+
+int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw)
+{
+    return sdma_queue_submit_flags(q, dw, ndw, 0);
 }
 
 /* ------------------------------------------------------------------ operations */
@@ -536,6 +549,9 @@ int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
     while (!sdma_queue_test(q, mark)) {
         if (queue_failed(q))
             return SDMA_ERR_QUEUE;
+        /* Run the packets here if the engine thread is not at them. */
+        if (sdma_engine_progress(q->eng))
+            continue;
         if (++spins < 256) {
             sdma_spin_pause(spins);
             continue;

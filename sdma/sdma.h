@@ -79,6 +79,11 @@ int sdma_engine_unmap(struct sdma_engine *e, void *addr);
 /* Import a peer's dma-buf (hsakmt) and map it; *addr gets its address here. */
 int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr);
 
+/* Run ready packets on the calling thread when the engine's own thread is not running them
+ * (soft engine; engines that run by themselves return 0). Returns the packets executed.
+ * Waiters call it so that completion never waits for a thread hand-off. */
+int sdma_engine_progress(struct sdma_engine *e);
+
 /* ---- queues ---- */
 
 #define SDMA_QUEUE_SINGLE_PRODUCER 1u /* one submitting thread: skip the CAS and the wait */
@@ -146,6 +151,10 @@ void sdma_queue_commit(struct sdma_queue *q, const struct sdma_ring_slot *slot);
 void sdma_queue_commit_nops(struct sdma_queue *q, const struct sdma_ring_slot *slot);
 /* Reserve (bounded wait on a full ring), copy ndw dwords in, commit. */
 int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw);
+/* The same; SDMA_SUBMIT_NO_KICK leaves the engine asleep (packets that wait on a gate
+ * anyway: whoever opens the gate kicks, and the engine re-checks doorbells by itself). */
+#define SDMA_SUBMIT_NO_KICK 1u
+int sdma_queue_submit_flags(struct sdma_queue *q, const uint32_t *dw, size_t ndw, unsigned flags);
 
 const char *sdma_strerror(int code);
 /* This thread's message about its latest failed call ("" when none). */

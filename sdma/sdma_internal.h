@@ -16,6 +16,8 @@ struct sdma_engine_ops {
     void (*queue_close)(struct sdma_queue *q);
     /* Called after a doorbell store made through this API. */
     void (*kick)(struct sdma_queue *q);
+    /* Run ready packets on the calling thread; NULL when the engine runs by itself. */
+    int (*progress)(struct sdma_engine *e);
     int (*map)(struct sdma_engine *e, void *addr, size_t len);
     int (*unmap)(struct sdma_engine *e, void *addr);
     int (*import_dmabuf)(struct sdma_engine *e, int fd, size_t len, void **addr);

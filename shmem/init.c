@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "shmem/shmemi.h"
 
+#include "sdma/sdma.h"
+#include "shmem/engine.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -97,6 +100,10 @@ void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
 
 void shmemi_spin_slow(struct shmemi_spin *s) {
     (void)s;
+    /* What we wait for may sit in our own copy engine's queue (a signal behind
+     * a non-blocking put): run it here rather than wait for its thread. */
+    if (sdma_engine_progress(shmemi_engine()))
+        return;
     /* Oversubscribed PEs (more PEs than cores) only progress if we let the
      * one we wait for run. */
     sched_yield();

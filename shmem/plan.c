@@ -13,9 +13,11 @@
  * leaves every other barrier of the library in step. */
 #include "shmem/shmemi.h"
 
-#include "device/plan_view.h"
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
+/* Host waits of the plan run the soft engine's ready packets themselves. */
+#define SHMEMI_VIEW_PROGRESS() sdma_engine_progress(shmemi_engine())
+#include "device/plan_view.h"
 #include "shmem/plan_ledger.h"
 
 #include <limits.h>
@@ -342,7 +344,8 @@ static int arm(struct shmemx_plan *p, uint32_t r) {
             struct chain *ch = &p->chains[(size_t)peer * p->own + k];
             ch->dw[ch->poll_ref] = r;
             ch->dw[ch->fence_val] = r;
-            int rc = sdma_queue_submit(pqs[peer].q, ch->dw, ch->ndw);
+            /* No kick: the chain waits on its gate, and opening the gate kicks. */
+            int rc = sdma_queue_submit_flags(pqs[peer].q, ch->dw, ch->ndw, SDMA_SUBMIT_NO_KICK);
             if (rc)
                 return perr(p, rc == SDMA_ERR_NO_RESOURCE ? SHMEMX_PLAN_ENOSPC : SHMEMX_PLAN_EENGINE,
                             "round %u: cannot queue chunk %zu's chain to PE %d: %s (%s)", r,
@@ -1009,10 +1012,10 @@ void shmemi_plan_fini(void) {
 
 int shmemx_plan_owns(const shmemx_plan_view_t *view, int c) { return shmemi_view_owns(view, c); }
 
-void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) {
-    if (shmemi_view_mark_ready(view, c))
-        kick(); /* the engine may be asleep: the gate it polls just opened */
-}
+/* No kick here: the PE that waits next runs the engine's ready packets itself
+ * (a thread hand-off per gate cost more than the copies), and the engine
+ * thread finds the open gate by itself within a millisecond otherwise. */
+void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) { shmemi_view_mark_ready(view, c); }
 
 int shmemx_plan_arrived(const shmemx_plan_view_t *view, int c) {
     return shmemi_view_arrived(view, c);
