@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -556,12 +557,19 @@ int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
             sdma_spin_pause(spins);
             continue;
         }
+        double t = now_s();
         if (t0 == 0)
-            t0 = now_s();
-        else if (now_s() - t0 > timeout_s)
+            t0 = t;
+        else if (t - t0 > timeout_s)
             return sdma_seterr(SDMA_ERR_TIMEOUT, "sdma: queue '%s': quiet timed out after "
                                                  "%.3g s (engine %s)", q->label, timeout_s,
                                q->eng->ops->name);
+        /* Yield for the first 0.5 ms (a copy of a few MiB): a sleep lasts at least the
+         * timer slack (50 us), longer than many copies. Then sleep, backing off. */
+        if (t - t0 < 500e-6) {
+            sched_yield();
+            continue;
+        }
         nap(&backoff);
         if (backoff > 200)
             backoff = 200;

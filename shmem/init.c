@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 struct shmemi_state shmemi = {.my_pe = -1};
@@ -99,14 +100,22 @@ void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
 }
 
 void shmemi_spin_slow(struct shmemi_spin *s) {
-    (void)s;
     /* What we wait for may sit in our own copy engine's queue (a signal behind
      * a non-blocking put): run it here rather than wait for its thread. */
-    if (sdma_engine_progress(shmemi_engine()))
+    if (sdma_engine_progress(shmemi_engine())) {
+        s->n = 0;
         return;
+    }
     /* Oversubscribed PEs (more PEs than cores) only progress if we let the
-     * one we wait for run. */
-    sched_yield();
+     * one we wait for run. After a long wait (a few thousand turns, some
+     * hundred microseconds), nap: a PE that waits for a peer's computation
+     * leaves the core to copy-engine threads and to the computation. */
+    if (s->n < 4096) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
 }
 
 /* ------------------------------------------------------------------- setup */
