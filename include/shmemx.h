@@ -156,6 +156,17 @@ int shmemx_sdma_put_tiles(const shmemx_tile_t *tiles, size_t ntiles, size_t elem
  * SHMEM_ENGINE_TIMEOUT. */
 int shmemx_sdma_quiet_pe(int pe);
 
+/* ------------------------------------------------------------------------
+ * Device state registration, used by shmem_device.h (not for direct use):
+ * every translation unit that includes shmem_device.h registers, from a
+ * static constructor, a function that copies the device state (device/state.h)
+ * into that unit's own copy with that unit's GPU runtime. shmem_init calls
+ * every registered function; one registered after shmem_init is called at
+ * once. Returns 0, or -1 when the table of registrations is full.
+ * ---------------------------------------------------------------------- */
+typedef void (*shmemx_device_fill_fn)(const void *state, size_t size);
+int shmemx_device_register(shmemx_device_fill_fn fill);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,50 @@
+/* The device state: everything GPU-side routines need, built by the host
+ * library at shmem_init and copied into each translation unit that includes
+ * shmem_device.h (no relocatable device code: see DESIGN §5).
+ *
+ * Plain C, no runtime headers: the host library (C) fills it, device code
+ * (HIP or CUDA) reads it. Every pointer in it is a device pointer valid on
+ * this PE's GPU. */
+#ifndef SHMEM_DEVICE_STATE_H
+#define SHMEM_DEVICE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHMEMI_DEVICE_STATE_VERSION 1
+
+/* Words of a PE's device heap control area (the last SHMEMI_DEV_CTL_SIZE
+ * bytes of its device heap), written by peers' kernels. Each on its own
+ * 128-byte line. */
+#define SHMEMI_DEV_LINE 128
+#define SHMEMI_DEV_ROUNDS 32
+struct shmemi_dev_line {
+    uint64_t v;
+    uint64_t pad[SHMEMI_DEV_LINE / 8 - 1];
+};
+struct shmemi_dev_ctl {
+    /* Dissemination barrier of the device API over WORLD: round k of PE i
+     * is signalled by PE i - 2^k storing the epoch here. */
+    struct shmemi_dev_line barrier[SHMEMI_DEV_ROUNDS];
+    /* This PE's barrier epoch (only this PE's kernels touch it; one
+     * barrier_all at a time per PE). */
+    struct shmemi_dev_line epoch;
+    /* Scratch for device collectives (broadcast/fcollect/reduce staging
+     * flags), one line per peer slot. */
+    struct shmemi_dev_line coll[SHMEMI_DEV_ROUNDS];
+};
+#define SHMEMI_DEV_CTL_SIZE ((size_t)64 * 1024)
+
+struct shmemi_device_state {
+    int version;   /* SHMEMI_DEVICE_STATE_VERSION */
+    int my_pe;
+    int n_pes;
+    int ready;     /* 0 until shmem_init filled it */
+    char *heap_base;     /* this PE's device heap */
+    size_t heap_size;    /* user heap + control area */
+    char *const *peer_heap; /* device array [n_pes]: each PE's heap mapped here
+                                (peer_heap[my_pe] == heap_base) */
+    struct shmemi_dev_ctl *ctl; /* this PE's control area (end of its heap) */
+};
+
+#endif
