@@ -56,12 +56,12 @@
     }
 SHMEMI_AMO_EXT_TYPES(SHMEMI_DEF_AMO_EXT)
 
-static inline int cas_bytes(void *p, void *expected, const void *desired, size_t n) {
+static inline int cas_bytes(void *p, void *expected, void *desired, size_t n) {
     if (n == 4)
         return __atomic_compare_exchange((uint32_t *)p, (uint32_t *)expected,
-                                         (const uint32_t *)desired, 0, SC, SC);
+                                         (uint32_t *)desired, 0, SC, SC);
     return __atomic_compare_exchange((uint64_t *)p, (uint64_t *)expected,
-                                     (const uint64_t *)desired, 0, SC, SC);
+                                     (uint64_t *)desired, 0, SC, SC);
 }
 
 #define SHMEMI_DEF_AMO_STD(T, N)                                                              \
