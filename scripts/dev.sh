@@ -7,6 +7,9 @@
 #   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
 #   scripts/dev.sh fuzz      a short libFuzzer run of the soft engine's decoder (clang, ASan)
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
+#   scripts/dev.sh gpu-build cuda|hip
+#                            configure and compile a GPU build in $BUILD_DIR-<kind>
+#                            (compile only; skipped with a message when nvcc is absent)
 #   scripts/dev.sh deps      only install the Debian packages
 # Environment: BUILD_DIR (default build), PREFIX (default ./install), JOBS.
 set -euo pipefail
@@ -17,7 +20,7 @@ PREFIX=${PREFIX:-$ROOT/install}
 JOBS=${JOBS:-$(nproc)}
 
 PKGS=(cmake make gcc g++ pkg-config check libpmix-dev openmpi-bin libopenmpi-dev
-      libhsakmt-dev clang libclang-rt-14-dev)
+      libhsakmt-dev clang libclang-rt-14-dev hipcc libamdhip64-dev)
 
 deps() {
     local missing=()
@@ -69,6 +72,24 @@ readme)
         /<!-- \/config-table -->/ { skip = 0 }
         !skip' README.md >README.md.new && mv README.md.new README.md
     ;;
+gpu-build)
+    kind=${2:-}
+    case "$kind" in
+    cuda | hip) ;;
+    *)
+        echo "usage: scripts/dev.sh gpu-build cuda|hip" >&2
+        exit 2
+        ;;
+    esac
+    deps
+    if [ "$kind" = cuda ] && [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null &&
+        [ ! -x /usr/local/cuda/bin/nvcc ]; then
+        echo "== gpu-build cuda: skipped: nvcc not found (install the CUDA toolkit or set CUDACXX)"
+        exit 0
+    fi
+    build "$BUILD_DIR-$kind" -DSHMEM_GPU="$kind"
+    echo "== $kind build compiled in $BUILD_DIR-$kind (it runs where that GPU is)"
+    ;;
 fuzz)
     deps
     CC=clang build "$BUILD_DIR-fuzz" -DSHMEM_FUZZ=ON -DSHMEM_SANITIZE=address \
@@ -76,7 +97,7 @@ fuzz)
     ctest --test-dir "$BUILD_DIR-fuzz" --output-on-failure -L fuzz
     ;;
 *)
-    sed -n '2,11p' "$0"
+    sed -n '2,14p' "$0"
     exit 2
     ;;
 esac

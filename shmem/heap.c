@@ -1,6 +1,12 @@
-/* Symmetric memory: the heap (a shared memory object per PE that every PE of
- * the node maps) and the static data segment (global and static variables,
- * remapped onto a shared memory object at init so that peers can map it).
+/* Symmetric memory: the host heap (a shared memory object per PE that every
+ * PE of the node maps), the device heap beside it in GPU builds (shmem/gpu.c)
+ * and the static data segment (global and static variables, remapped onto a
+ * shared memory object at init so that peers can map it).
+ *
+ * Host heap layout: [user heap | device control area | control block] with
+ * the host heap kind; only [control block] with the device heap kind, whose
+ * user heap and device control area are GPU memory. Global and static
+ * variables always stay in host memory.
  *
  * Peers translate by offset from each PE's base, never by raw address: with
  * ASLR the same variable sits at different addresses on different PEs. */
@@ -152,7 +158,8 @@ int shmemi_heap_init(void) {
     size_t user = (shmemi.cfg.SYMMETRIC_SIZE + page - 1) & ~(page - 1);
     if (user == 0)
         shmemi_fatal("SHMEM_SYMMETRIC_SIZE must be larger than 0");
-    size_t total = SHMEMI_CTL_SIZE + user;
+    int on_device = shmemi.heap_kind == SHMEMI_HEAP_DEVICE;
+    size_t total = SHMEMI_CTL_SIZE + (on_device ? 0 : user + SHMEMI_DEV_CTL_SIZE);
     int heap_fd = make_memfd("shmem-heap", total);
     if (heap_fd < 0)
         return -1;
@@ -176,6 +183,9 @@ int shmemi_heap_init(void) {
         munmap(aligned + total, (size_t)(res + span - (aligned + total)));
     shmemi.heap_base = base;
     shmemi.heap_size = total;
+    shmemi.user_base = base;
+    shmemi.user_size = user;
+    shmemi.heap_align = SHMEMI_HEAP_ALIGN;
     if (shmemi_alloc_init(&heap_alloc, user))
         return -1;
 
@@ -223,8 +233,14 @@ int shmemi_heap_init(void) {
     if (data_fd >= 0)
         close(data_fd);
     data_fd = -1;
-    shmemi_debug("symmetric heap %zu bytes at %p, data segment %zu bytes at %p", total,
+    shmemi_debug("host heap %zu bytes at %p, data segment %zu bytes at %p", total,
                  (void *)shmemi.heap_base, shmemi.data_size, (void *)shmemi.data_base);
+    if (on_device) {
+        /* The user heap and the device control area on the GPU. */
+        if (shmemi.dev->heap_init(user + SHMEMI_DEV_CTL_SIZE))
+            return -1;
+        shmemi.user_base = shmemi.dev_base;
+    }
     return 0;
 }
 
@@ -234,7 +250,14 @@ void shmemi_heap_fini(void) {}
 
 /* -------------------------------------------------------- allocation front */
 
-static char *user_base(void) { return shmemi.heap_base; }
+static char *user_base(void) { return shmemi.user_base; }
+
+void shmemi_local_copy(void *dst, const void *src, size_t n, const char *fn) {
+    if (SHMEMI_UNLIKELY(shmemi_on_device(dst) || shmemi_on_device(src)))
+        shmemi.dev->copy(dst, src, n, 0, fn);
+    else
+        memcpy(dst, src, n);
+}
 
 static int heap_offset(const void *ptr, size_t *off) {
     uintptr_t p = (uintptr_t)ptr, b = (uintptr_t)user_base();
@@ -257,9 +280,9 @@ void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
     shmemi_check_init(fn);
     if (align & (align - 1))
         shmemi_fatal("%s: alignment %zu is not a power of two", fn, align);
-    if (align > SHMEMI_HEAP_ALIGN) {
+    if (align > shmemi.heap_align) {
         shmemi_debug("%s: alignment %zu is larger than the %zu the heap guarantees", fn, align,
-                     SHMEMI_HEAP_ALIGN);
+                     shmemi.heap_align);
         shmemi_barrier_all();
         return NULL;
     }
@@ -323,7 +346,7 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
     int rc = old ? shmemi_alloc_resize(&heap_alloc, off, size, &newoff, &moved)
                  : SHMEMI_ALLOC_NOTUSED;
     if (rc == SHMEMI_ALLOC_OK && moved) {
-        memcpy(user_base() + newoff, ptr, old < size ? old : size);
+        shmemi_local_copy(user_base() + newoff, ptr, old < size ? old : size, fn);
         shmemi_alloc_put(&heap_alloc, off);
     }
     pthread_mutex_unlock(&heap_lock);
@@ -346,7 +369,9 @@ void *shmem_calloc(size_t count, size_t size) {
         return alloc_failed(SIZE_MAX, __func__);
     }
     void *p = shmemi_heap_malloc(0, bytes, __func__);
-    if (p)
+    if (p && shmemi_on_device(p))
+        shmemi.dev->fill(p, 0, bytes, __func__);
+    else if (p)
         memset(p, 0, bytes);
     /* Zeroed everywhere before any peer writes into it. */
     shmemi_barrier_all();

@@ -83,9 +83,20 @@ void shmemi_bad_pe(int pe, const char *fn) {
     shmemi_fatal("%s: invalid PE %d (this job has PEs 0..%d)", fn, pe, shmemi.n_pes - 1);
 }
 
+void shmemi_host_only(const void *addr, const char *fn) {
+    shmemi_fatal("%s: %p is on the device heap, which this routine does not reach from the host "
+                 "(SHMEM_HEAP=host puts the symmetric heap in host memory)",
+                 fn, addr);
+}
+
 void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
     uintptr_t a = (uintptr_t)addr;
     uintptr_t h = (uintptr_t)shmemi.heap_base, d = (uintptr_t)shmemi.data_base;
+    uintptr_t g = (uintptr_t)shmemi.dev_base;
+    if (a - g < shmemi.dev_size)
+        shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the device heap "
+                     "(%zu bytes left; SHMEM_SYMMETRIC_SIZE sets its size)",
+                     fn, len, addr, pe, (size_t)(g + shmemi.dev_size - a));
     if (a - h < shmemi.heap_size)
         shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the symmetric heap "
                      "(%zu bytes left; SHMEM_SYMMETRIC_SIZE sets its size)",
@@ -158,6 +169,24 @@ static void bind_to_cpu(int local_rank, int local_size) {
     }
 }
 
+/* SHMEM_HEAP: auto is the device heap in GPU builds, the host heap in CPU
+ * builds. */
+static void choose_heap_kind(void) {
+    const char *want = shmemi.cfg.HEAP;
+    const struct shmemi_dev_ops *gpu = shmemi_gpu_path();
+    shmemi.heap_kind = SHMEMI_HEAP_HOST;
+    if (!strcmp(want, "host"))
+        return;
+    if (!gpu) {
+        if (!strcmp(want, "device"))
+            shmemi_fatal("SHMEM_HEAP=device: this build has no GPU support (configure with "
+                         "-DSHMEM_GPU=hip or -DSHMEM_GPU=cuda)");
+        return;
+    }
+    shmemi.heap_kind = SHMEMI_HEAP_DEVICE;
+    shmemi.dev = gpu;
+}
+
 static int do_init(int requested) {
     char err[512];
     if (shmemi_env_load(&shmemi.cfg, err, sizeof(err)))
@@ -176,8 +205,11 @@ static int do_init(int requested) {
     if (shmemi.my_pe == 0)
         shmemi_env_unknown(environ, report_unknown, NULL);
 
+    choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");
+    if (shmemi_device_state_init())
+        shmemi_fatal("cannot build the device state");
     shmemi_team_init();
     shmemi.initialized = 1;
     if (shmemi_engine_init())
@@ -231,6 +263,7 @@ void shmem_finalize(void) {
         shmemi_plan_fini();
         shmemi_barrier_all();
         shmemi_engine_fini();
+        shmemi_device_state_fini();
         shmemi.initialized = 0;
         shmemi.finalized = 1;
         shmemi.boot->finalize(shmemi.boot);
@@ -276,14 +309,19 @@ int shmem_addr_accessible(const void *addr, int pe) {
         return 0;
     uintptr_t a = (uintptr_t)addr;
     return a - (uintptr_t)shmemi.heap_base < shmemi.heap_size ||
+           a - (uintptr_t)shmemi.dev_base < shmemi.dev_size ||
            a - (uintptr_t)shmemi.data_base < shmemi.data_size;
 }
 
+/* On the device heap: the peer's heap as mapped on this PE's GPU (a device
+ * pointer, for kernels and GPU runtime calls, not for host loads). */
 void *shmem_ptr(const void *dest, int pe) {
     shmemi_check_init(__func__);
     if (pe < 0 || pe >= shmemi.n_pes || !shmem_addr_accessible(dest, pe))
         return NULL;
-    return shmemi_remote(dest, 1, pe, __func__);
+    void *r;
+    shmemi_route(dest, 1, pe, __func__, &r);
+    return r;
 }
 
 void shmem_info_get_version(int *major, int *minor) {

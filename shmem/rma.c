@@ -2,7 +2,9 @@
  *
  * On this node a peer's memory is mapped here: a put is a copy into the
  * peer's mapping. Non-blocking transfers of at least SHMEM_NBI_THRESHOLD
- * bytes go to the copy engine and complete at quiet. */
+ * bytes go to the copy engine and complete at quiet. On the device heap
+ * (GPU builds) the copy is the device path's: a GPU runtime copy to or from
+ * the peer's IPC-mapped heap, non-blocking forms completing at quiet. */
 #include "shmem/shmemi.h"
 
 #include "shmem/engine.h"
@@ -10,7 +12,15 @@
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
     struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    void *r = shmemi_remote(dest, bytes, pe, fn);
+    void *r;
+    if (SHMEMI_UNLIKELY(shmemi_route(dest, bytes, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
+        shmemi.dev->copy(r, src, bytes, nbi, fn);
+        return;
+    }
+    if (SHMEMI_UNLIKELY(shmemi_on_device(src))) {
+        shmemi_local_copy(r, src, bytes, fn);
+        return;
+    }
     if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, r, src, bytes, pe))
         return;
     memcpy(r, src, bytes);
@@ -19,7 +29,15 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
 void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
     struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    const void *r = shmemi_remote(src, bytes, pe, fn);
+    void *r;
+    if (SHMEMI_UNLIKELY(shmemi_route(src, bytes, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
+        shmemi.dev->copy(dest, r, bytes, nbi, fn);
+        return;
+    }
+    if (SHMEMI_UNLIKELY(shmemi_on_device(dest))) {
+        shmemi_local_copy(dest, r, bytes, fn);
+        return;
+    }
     if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, dest, r, bytes, pe))
         return;
     memcpy(dest, r, bytes);
@@ -50,11 +68,17 @@ void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
     const char *lo;
     size_t len;
     strided_extent(dest, dst, nelems, esize, &lo, &len, fn);
-    char *r = shmemi_remote(lo, len, pe, fn);
+    void *rv;
+    enum shmemi_path path = shmemi_route(lo, len, pe, fn, &rv);
+    char *r = rv;
     const char *s = src;
     if (sst <= 0)
         shmemi_fatal("%s: source stride %td must be positive", fn, sst);
     size_t ds = (size_t)dst * esize, ss = (size_t)sst * esize;
+    if (SHMEMI_UNLIKELY(path == SHMEMI_PATH_DEVICE || shmemi_on_device(src))) {
+        shmemi.dev->copy_2d(r, ds, s, ss, esize, nelems, fn);
+        return;
+    }
     for (size_t i = 0; i < nelems; i++, r += ds, s += ss)
         memcpy(r, s, esize);
 }
@@ -69,24 +93,60 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
     const char *lo;
     size_t len;
     strided_extent(src, sst, nelems, esize, &lo, &len, fn);
-    const char *r = shmemi_remote(lo, len, pe, fn);
+    void *rv;
+    enum shmemi_path path = shmemi_route(lo, len, pe, fn, &rv);
+    const char *r = rv;
     char *d = dest;
     if (dst <= 0)
         shmemi_fatal("%s: target stride %td must be positive", fn, dst);
     size_t ds = (size_t)dst * esize, ss = (size_t)sst * esize;
+    if (SHMEMI_UNLIKELY(path == SHMEMI_PATH_DEVICE || shmemi_on_device(dest))) {
+        shmemi.dev->copy_2d(d, ds, r, ss, esize, nelems, fn);
+        return;
+    }
     for (size_t i = 0; i < nelems; i++, d += ds, r += ss)
         memcpy(d, r, esize);
+}
+
+/* Put-with-signal where the data, its source or the signal is on the device
+ * heap. The data first, then the signal: on one stream (both on the device
+ * path) the stream keeps that order, even for the nbi form; otherwise the
+ * data copy completes before the signal is written. */
+static void put_signal_device(void *r, enum shmemi_path pd, const void *src, size_t bytes,
+                              uint64_t *rs, enum shmemi_path ps, uint64_t signal, int sig_op,
+                              int nbi, const char *fn) {
+    if (pd == SHMEMI_PATH_DEVICE)
+        shmemi.dev->copy(r, src, bytes, nbi && ps == SHMEMI_PATH_DEVICE, fn);
+    else
+        shmemi_local_copy(r, src, bytes, fn);
+    if (ps == SHMEMI_PATH_DEVICE) {
+        shmemi.dev->amo(rs, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
+                        sizeof(*rs), signal, 0, NULL, nbi, fn);
+        return;
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (sig_op == SHMEM_SIGNAL_SET)
+        __atomic_store_n(rs, signal, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(rs, signal, __ATOMIC_RELEASE);
 }
 
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                        const char *fn) {
     struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    void *r = shmemi_remote(dest, bytes, pe, fn);
-    uint64_t *rs = shmemi_remote(sig_addr, sizeof(*sig_addr), pe, fn);
+    void *r, *rsv;
+    enum shmemi_path pd = shmemi_route(dest, bytes, pe, fn, &r);
+    enum shmemi_path ps = shmemi_route(sig_addr, sizeof(*sig_addr), pe, fn, &rsv);
+    uint64_t *rs = rsv;
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_fatal("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                      fn, sig_op);
+    if (SHMEMI_UNLIKELY(pd == SHMEMI_PATH_DEVICE || ps == SHMEMI_PATH_DEVICE ||
+                        shmemi_on_device(src))) {
+        put_signal_device(r, pd, src, bytes, rs, ps, signal, sig_op, nbi, fn);
+        return;
+    }
     if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD &&
         shmemi_engine_copy_signal(c, r, src, bytes, rs, signal, sig_op, pe))
         return;
@@ -131,25 +191,19 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
         shmemi_get(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 1, __func__); \
     }                                                                                         \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe) {                       \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        T *r = shmemi_remote(dest, sizeof(T), pe, __func__);                                  \
-        memcpy(r, &value, sizeof(T));                                                         \
+        shmemi_put(ctx, dest, &value, sizeof(T), pe, 0, __func__);                            \
     }                                                                                         \
     void shmem_##N##_p(T *dest, T value, int pe) {                                            \
-        T *r = shmemi_remote(dest, sizeof(T), pe, __func__);                                  \
-        memcpy(r, &value, sizeof(T));                                                         \
+        shmemi_put(CTX_DEF, dest, &value, sizeof(T), pe, 0, __func__);                        \
     }                                                                                         \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe) {                           \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        const T *r = shmemi_remote(source, sizeof(T), pe, __func__);                          \
         T v;                                                                                  \
-        memcpy(&v, r, sizeof(T));                                                             \
+        shmemi_get(ctx, &v, source, sizeof(T), pe, 0, __func__);                              \
         return v;                                                                             \
     }                                                                                         \
     T shmem_##N##_g(const T *source, int pe) {                                                \
-        const T *r = shmemi_remote(source, sizeof(T), pe, __func__);                          \
         T v;                                                                                  \
-        memcpy(&v, r, sizeof(T));                                                             \
+        shmemi_get(CTX_DEF, &v, source, sizeof(T), pe, 0, __func__);                          \
         return v;                                                                             \
     }                                                                                         \
     void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,       \
@@ -262,6 +316,13 @@ SHMEMI_RMA_SIZES(SHMEMI_DEF_SIZED)
 SHMEMI_DEF_BYTES(mem, 1)
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
-    const uint64_t *r = shmemi_remote(sig_addr, sizeof(*sig_addr), shmemi.my_pe, __func__);
-    return __atomic_load_n(r, __ATOMIC_ACQUIRE);
+    void *r;
+    if (shmemi_route(sig_addr, sizeof(*sig_addr), shmemi.my_pe, __func__, &r) ==
+        SHMEMI_PATH_DEVICE) {
+        uint64_t v;
+        shmemi.dev->copy(&v, r, sizeof(v), 0, __func__);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        return v;
+    }
+    return __atomic_load_n((const uint64_t *)r, __ATOMIC_ACQUIRE);
 }

@@ -23,6 +23,7 @@
 #pragma GCC visibility pop
 
 #include "bootstrap/boot.h"
+#include "device/state.h"
 #include "shmem/env.h"
 
 #define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -39,7 +40,7 @@ __attribute__((format(printf, 1, 2))) void shmemi_debug(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void shmemi_warn(const char *fmt, ...);
 
 /* ---------------------------------------------------- per-PE control block */
-/* The last SHMEMI_CTL_SIZE bytes of every PE's heap belong to the library:
+/* The last SHMEMI_CTL_SIZE bytes of every PE's host heap belong to the library:
  * words that peers write during barriers and other internal protocols. Each
  * word that a peer writes sits on its own cache line. */
 #define SHMEMI_MAX_ROUNDS 32
@@ -74,8 +75,62 @@ _Static_assert(sizeof(struct shmemi_ctl) <= SHMEMI_CTL_SIZE, "control block too 
 
 /* ------------------------------------------------------------------- state */
 struct shmemi_peer {
-    char *heap; /* the peer's heap, mapped here */
+    char *heap; /* the peer's host heap, mapped here */
     char *data; /* the peer's static data segment, mapped here */
+    char *dev;  /* the peer's device heap, IPC-mapped here (device pointer), or NULL */
+};
+
+/* Heap kinds. HOST: the user heap is in the host heap (a shared memory
+ * object every PE of the node maps), reached with loads, stores and memcpy.
+ * DEVICE (GPU builds): the user heap is GPU memory, one allocation per PE
+ * exported to the node's other PEs through IPC handles, and reached from the
+ * host through the device path below. The host heap always exists: it holds
+ * the library's control block (host barriers, team words). */
+enum shmemi_heap_kind { SHMEMI_HEAP_HOST = 0, SHMEMI_HEAP_DEVICE = 1 };
+
+/* The path that reaches a (pe, address), chosen by shmemi_route only. */
+enum shmemi_path {
+    SHMEMI_PATH_DIRECT = 0, /* a host pointer into the peer's memory mapped here */
+    SHMEMI_PATH_DEVICE = 1, /* a device pointer: reach it through shmemi.dev */
+};
+
+/* Atomic operations of the device path, on the bits of a 4- or 8-byte word. */
+enum shmemi_amo_op {
+    SHMEMI_AMO_FETCH,
+    SHMEMI_AMO_SET,
+    SHMEMI_AMO_SWAP,
+    SHMEMI_AMO_CSWAP,
+    SHMEMI_AMO_ADD,
+    SHMEMI_AMO_AND,
+    SHMEMI_AMO_OR,
+    SHMEMI_AMO_XOR,
+};
+
+/* The device path: how the host reaches device-heap memory (GPU runtime
+ * copies on a library stream, atomics through a one-thread kernel). One
+ * table, provided by shmem/gpu.c in GPU builds. Every function ends the job
+ * through shmemi_fatal on a runtime error, naming `fn`. */
+struct shmemi_dev_ops {
+    const char *name;
+    /* Allocate, zero and export this PE's device heap of `bytes` bytes, open
+     * the peers' (shmemi.peers[].dev); sets dev_base, dev_size, heap_align. */
+    int (*heap_init)(size_t bytes);
+    /* Fill the device-side fields of the device state (heap, peer table). */
+    int (*state)(struct shmemi_device_state *st);
+    /* Copy between any two of: host memory, this PE's GPU, a peer's mapped
+     * heap. nbi: may complete at quiet. */
+    void (*copy)(void *dst, const void *src, size_t n, int nbi, const char *fn);
+    /* `rows` rows of `width` bytes, with the given pitches (strided RMA). */
+    void (*copy_2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                    size_t rows, const char *fn);
+    void (*fill)(void *dst, int byte, size_t n, const char *fn);
+    /* A system-scope atomic; *old (when not NULL) receives the old value.
+     * nbi (only with old == NULL): may complete at quiet. */
+    void (*amo)(void *p, enum shmemi_amo_op op, size_t size, uint64_t value, uint64_t cond,
+                uint64_t *old, int nbi, const char *fn);
+    /* Complete every nbi operation of the path. */
+    void (*quiet)(const char *fn);
+    void (*fini)(void);
 };
 
 struct shmemi_ctx {
@@ -100,11 +155,21 @@ struct shmemi_state {
     int thread_level;
     struct boot *boot;
 
-    char *heap_base; /* my heap: the user heap, then the control block */
+    char *heap_base; /* my host heap: [user heap, device control area] (host heap
+                        kind only), then the control block */
     size_t heap_size;
     char *data_base; /* my static data segment (page aligned), may be empty */
     size_t data_size;
     struct shmemi_peer *peers;
+
+    enum shmemi_heap_kind heap_kind;
+    char *user_base;   /* the user heap (shmem_malloc), in the host or device heap */
+    size_t user_size;
+    size_t heap_align; /* the largest alignment shmem_align can honour */
+    char *dev_base;    /* my device heap (device pointer): user heap, then the
+                          device control area; dev_size 0 without one */
+    size_t dev_size;
+    const struct shmemi_dev_ops *dev; /* the device path, or NULL */
 
     uint64_t barrier_epoch;
     struct shmemi_config cfg;
@@ -113,6 +178,7 @@ struct shmemi_state {
 extern struct shmemi_state shmemi;
 
 static inline struct shmemi_ctl *shmemi_ctl_of(int pe) {
+    /* The host control block: at the end of the host heap in both kinds. */
     return (struct shmemi_ctl *)(shmemi.peers[pe].heap + shmemi.heap_size - SHMEMI_CTL_SIZE);
 }
 
@@ -126,21 +192,53 @@ static inline void shmemi_check_init(const char *fn) {
         shmemi_not_initialized(fn);
 }
 
-/* Translate a symmetric address of this PE into the address at which `len`
- * bytes of `pe`'s copy can be accessed from here. Ends the job on a bad PE or
- * an address outside symmetric memory. The hot path: two compares. */
-static inline void *shmemi_remote(const void *addr, size_t len, int pe, const char *fn) {
+void shmemi_host_only(const void *addr, const char *fn) __attribute__((noreturn));
+
+/* Whether a local address lies in this PE's device heap (never in CPU
+ * builds: dev_size is 0). */
+static inline int shmemi_on_device(const void *addr) {
+    return (uintptr_t)addr - (uintptr_t)shmemi.dev_base < shmemi.dev_size;
+}
+
+/* The one decision point: translate a symmetric address of this PE into the
+ * address of `len` bytes of `pe`'s copy, and say which path reaches it.
+ * Ends the job on a bad PE or an address outside symmetric memory. The hot
+ * path (host heap): two compares. */
+static inline enum shmemi_path shmemi_route(const void *addr, size_t len, int pe, const char *fn,
+                                            void **out) {
     shmemi_check_init(fn);
     if (SHMEMI_UNLIKELY((unsigned)pe >= (unsigned)shmemi.n_pes))
         shmemi_bad_pe(pe, fn);
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi.heap_base;
-    if (SHMEMI_LIKELY(off < shmemi.heap_size && len <= shmemi.heap_size - off))
-        return shmemi.peers[pe].heap + off;
+    if (SHMEMI_LIKELY(off < shmemi.heap_size && len <= shmemi.heap_size - off)) {
+        *out = shmemi.peers[pe].heap + off;
+        return SHMEMI_PATH_DIRECT;
+    }
+    off = (uintptr_t)addr - (uintptr_t)shmemi.dev_base;
+    if (off < shmemi.dev_size && len <= shmemi.dev_size - off) {
+        *out = shmemi.peers[pe].dev + off;
+        return SHMEMI_PATH_DEVICE;
+    }
     off = (uintptr_t)addr - (uintptr_t)shmemi.data_base;
-    if (off < shmemi.data_size && len <= shmemi.data_size - off)
-        return shmemi.peers[pe].data + off;
+    if (off < shmemi.data_size && len <= shmemi.data_size - off) {
+        *out = shmemi.peers[pe].data + off;
+        return SHMEMI_PATH_DIRECT;
+    }
     shmemi_bad_addr(addr, len, pe, fn);
 }
+
+/* shmemi_route for the routines that dereference the result on the host
+ * (collectives, locks, active-set syncs, plans): a device-heap address ends
+ * the job with a message that says so. */
+static inline void *shmemi_remote(const void *addr, size_t len, int pe, const char *fn) {
+    void *r;
+    if (SHMEMI_UNLIKELY(shmemi_route(addr, len, pe, fn, &r) != SHMEMI_PATH_DIRECT))
+        shmemi_host_only(addr, fn);
+    return r;
+}
+
+/* Copy between local buffers, either of which may be on the device heap. */
+void shmemi_local_copy(void *dst, const void *src, size_t n, const char *fn);
 
 /* Byte count of nelems elements, ending the job on overflow. */
 static inline size_t shmemi_bytes(size_t nelems, size_t esize, const char *fn) {
@@ -196,6 +294,13 @@ int shmemi_data_init(void);
 void *shmemi_heap_malloc(size_t align, size_t size, const char *fn);
 void shmemi_heap_free(void *ptr, const char *fn);
 void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn);
+
+/* The device state (device/state.h) and the fill functions registered by
+ * shmem_device.h: built after the heap, at shmem_init. */
+int shmemi_device_state_init(void);
+void shmemi_device_state_fini(void);
+/* The device path of this build (NULL in CPU builds). */
+const struct shmemi_dev_ops *shmemi_gpu_path(void);
 
 /* Copy engine (non-blocking transfers). */
 int shmemi_engine_init(void);

@@ -8,6 +8,9 @@
 void shmemi_quiet(shmem_ctx_t ctx) {
     struct shmemi_ctx *c = shmemi_ctx_check(ctx, "shmem_quiet");
     shmemi_engine_quiet(c, -1);
+    /* The device path's non-blocking copies and AMOs (one library stream). */
+    if (shmemi.dev)
+        shmemi.dev->quiet("shmem_quiet");
     /* Direct-path stores (including a large copy's non-temporal stores) are
      * globally visible after a full fence. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -44,6 +47,8 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes) {
             shmemi_bad_pe(target_pes[i], __func__);
         shmemi_engine_quiet(c, target_pes[i]);
     }
+    if (shmemi.dev)
+        shmemi.dev->quiet(__func__);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 void shmem_pe_quiet(const int *target_pes, size_t npes) {
@@ -153,10 +158,22 @@ static void bad_cmp(int cmp, const char *fn) {
 }
 
 /* The ivars are written by peers; read them with acquire loads so that data
- * put before the update is visible once the comparison holds. */
+ * put before the update is visible once the comparison holds. An ivar on the
+ * device heap is read with a one-element copy through the device path on
+ * every turn of the wait (slow, but it sees every writer: peers' kernels,
+ * copy engines and host AMOs). */
 #define SHMEMI_DEF_P2P(T, N)                                                                  \
+    static inline T load_##N(const T *p, const char *fn) {                                    \
+        if (SHMEMI_UNLIKELY(shmemi_on_device(p))) {                                           \
+            T x;                                                                              \
+            shmemi.dev->copy(&x, p, sizeof(T), 0, fn);                                        \
+            __atomic_thread_fence(__ATOMIC_ACQUIRE);                                          \
+            return x;                                                                         \
+        }                                                                                     \
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);                                          \
+    }                                                                                         \
     static inline int cmp_##N(T *p, int cmp, T v, const char *fn) {                           \
-        T x = __atomic_load_n(p, __ATOMIC_ACQUIRE);                                           \
+        T x = load_##N(p, fn);                                                                \
         switch (cmp) {                                                                        \
         case SHMEM_CMP_EQ: return x == v;                                                     \
         case SHMEM_CMP_NE: return x != v;                                                     \
@@ -169,8 +186,9 @@ static void bad_cmp(int cmp, const char *fn) {
     }                                                                                         \
     static void check_##N(const T *p, size_t n, const char *fn) {                             \
         shmemi_check_init(fn);                                                                \
+        void *r;                                                                              \
         if (n)                                                                                \
-            shmemi_remote(p, shmemi_bytes(n, sizeof(T), fn), shmemi.my_pe, fn);               \
+            shmemi_route(p, shmemi_bytes(n, sizeof(T), fn), shmemi.my_pe, fn, &r);            \
     }                                                                                         \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                     \
         check_##N(ivar, 1, __func__);                                                         \
@@ -316,5 +334,5 @@ void shmem_wait_until(long *ivar, int cmp, long cmp_value) {
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
     shmem_uint64_wait_until(sig_addr, cmp, cmp_value);
-    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    return load_uint64(sig_addr, __func__);
 }

@@ -1,0 +1,82 @@
+/* The device state (device/state.h) and its registration hook.
+ *
+ * shmem_device.h registers, from a static constructor of every translation
+ * unit that includes it, a function that copies the state into that unit's
+ * own device-side copy with that unit's GPU runtime (no relocatable device
+ * code, no runtime shared between the library and the application). This
+ * file keeps the table of those functions, builds the state at shmem_init
+ * and calls each of them; one registered later is called at once.
+ *
+ * With the host heap kind (CPU builds, or SHMEM_HEAP=host) the state holds
+ * host pointers into the host heap: CPU builds of the device API run its
+ * bodies on the CPU against it. */
+#include "shmem/shmemi.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define MAX_FILLS 256
+
+static pthread_mutex_t fill_lock = PTHREAD_MUTEX_INITIALIZER;
+static shmemx_device_fill_fn fills[MAX_FILLS];
+static int nfills;
+static struct shmemi_device_state state; /* ready once built */
+static char **host_peer_heap;             /* the peer table of the host kind */
+
+int shmemx_device_register(shmemx_device_fill_fn fill) {
+    if (!fill)
+        return -1;
+    pthread_mutex_lock(&fill_lock);
+    int rc = 0;
+    if (nfills == MAX_FILLS) {
+        rc = -1;
+    } else {
+        fills[nfills++] = fill;
+        if (state.ready)
+            fill(&state, sizeof(state));
+    }
+    pthread_mutex_unlock(&fill_lock);
+    return rc;
+}
+
+int shmemi_device_state_init(void) {
+    struct shmemi_device_state st = {
+        .version = SHMEMI_DEVICE_STATE_VERSION,
+        .my_pe = shmemi.my_pe,
+        .n_pes = shmemi.n_pes,
+    };
+    if (shmemi.heap_kind == SHMEMI_HEAP_DEVICE) {
+        if (shmemi.dev->state(&st))
+            return -1;
+    } else {
+        /* [user heap | device control area] at the start of the host heap. */
+        host_peer_heap = calloc((size_t)shmemi.n_pes, sizeof(*host_peer_heap));
+        if (!host_peer_heap)
+            return -1;
+        for (int pe = 0; pe < shmemi.n_pes; pe++)
+            host_peer_heap[pe] = shmemi.peers[pe].heap;
+        st.heap_base = shmemi.heap_base;
+        st.heap_size = shmemi.user_size + SHMEMI_DEV_CTL_SIZE;
+        st.peer_heap = host_peer_heap;
+        st.ctl = (struct shmemi_dev_ctl *)(shmemi.heap_base + shmemi.user_size);
+    }
+    st.ready = 1;
+    pthread_mutex_lock(&fill_lock);
+    state = st;
+    for (int i = 0; i < nfills; i++)
+        fills[i](&state, sizeof(state));
+    pthread_mutex_unlock(&fill_lock);
+    return 0;
+}
+
+void shmemi_device_state_fini(void) {
+    pthread_mutex_lock(&fill_lock);
+    state.ready = 0;
+    pthread_mutex_unlock(&fill_lock);
+    if (shmemi.dev)
+        shmemi.dev->fini();
+}
+
+#if !defined(SHMEM_GPU_CUDA) && !defined(SHMEM_GPU_HIP)
+const struct shmemi_dev_ops *shmemi_gpu_path(void) { return NULL; }
+#endif
