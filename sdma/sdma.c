@@ -352,7 +352,7 @@ static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot 
 
 int sdma_queue_submit_flags(struct sdma_queue *q, const uint32_t *dw, size_t ndw, unsigned flags)
 {
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     int rc;
     if (!q || !dw)
         return SDMA_ERR_INVAL;
@@ -520,7 +520,7 @@ int sdma_timestamp(struct sdma_queue *q, uint64_t *addr)
  * dwords = 16 GiB of ring traffic; a mark compares correctly within half of that). */
 uint64_t sdma_queue_mark(struct sdma_queue *q)
 {
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     if (!q || reserve_wait(q, SDMA_FENCE_DW, &s))
         return 0;
     sdma_pkt_fence(s.dw, PTR(q->seq_word), (uint32_t)(s.end >> 2));

@@ -42,7 +42,7 @@ END_TEST
 START_TEST(test_reserve_commit)
 {
     struct fixture f;
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     fx_init(&f, 256, 0);
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 10, &s), SDMA_OK);
     ck_assert_uint_eq(s.start, 0);
@@ -65,7 +65,7 @@ END_TEST
 START_TEST(test_wrap_padding)
 {
     struct fixture f;
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     int i;
     fx_init(&f, 256, 0);
     for (i = 0; i < 12; i++) { /* 12 x 5 dwords = 240 bytes */
@@ -92,7 +92,7 @@ END_TEST
 START_TEST(test_full)
 {
     struct fixture f;
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     fx_init(&f, 256, 0);
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 32, &s), SDMA_OK);
     sdma_ring_commit(&f.r, &s);
@@ -112,7 +112,7 @@ END_TEST
 START_TEST(test_single_producer)
 {
     struct fixture f;
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     int i;
     fx_init(&f, 4096, SDMA_RING_SINGLE_PRODUCER);
     for (i = 0; i < 1000; i++) {
@@ -140,7 +140,7 @@ static void *producer(void *arg)
     uint32_t id = (uint32_t)(uintptr_t)arg;
     uint32_t i;
     for (i = 0; i < NPKT; i++) {
-        struct sdma_ring_slot s;
+        struct sdma_ring_slot s = {0};
         uint32_t n = 4 + (i * 7 + id) % 9;
         while (sdma_ring_reserve(&mp.r, n, &s) == SDMA_ERR_NO_RESOURCE)
             sched_yield();

@@ -557,7 +557,7 @@ START_TEST(test_full_ring)
     struct sdma_engine_config cfg;
     struct sdma_engine *e;
     struct sdma_queue *qq;
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     static uint32_t gate, x;
     int rc = SDMA_OK, i;
     memset(&cfg, 0, sizeof cfg);
@@ -622,7 +622,7 @@ START_TEST(test_raw_chain)
     static uint32_t gate, done;
     static uint64_t arrived;
     char src[100], dst[100];
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     uint32_t *p;
     size_t n = SDMA_POLL_DW + SDMA_COPY_LINEAR_DW + SDMA_ATOMIC_DW + SDMA_FENCE_DW;
     memset(src, 's', sizeof src);
@@ -655,7 +655,7 @@ START_TEST(test_caller_ring)
     struct sdma_queue_attr a;
     struct sdma_queue *qq;
     struct sdma_ring r;
-    struct sdma_ring_slot s;
+    struct sdma_ring_slot s = {0};
     void *mem = aligned_alloc(4096, 8192);
     int i;
     memset(mem, 0, 8192);
