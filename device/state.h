@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHMEMI_DEVICE_STATE_VERSION 1
+#define SHMEMI_DEVICE_STATE_VERSION 2
+/* Peers whose heap base sits in the state itself (one constant-cache load on
+ * the RMA fast path); PEs beyond go through peer_heap. */
+#define SHMEMI_DEV_INLINE_PEERS 16
 
 /* Words of a PE's device heap control area (the last SHMEMI_DEV_CTL_SIZE
  * bytes of its device heap), written by peers' kernels. Each on its own
@@ -45,6 +48,7 @@ struct shmemi_device_state {
     char *const *peer_heap; /* device array [n_pes]: each PE's heap mapped here
                                 (peer_heap[my_pe] == heap_base) */
     struct shmemi_dev_ctl *ctl; /* this PE's control area (end of its heap) */
+    char *peer_base[SHMEMI_DEV_INLINE_PEERS]; /* peer_heap[pe] for pe < 16 */
 };
 
 #endif

@@ -53,8 +53,11 @@ int shmemi_device_state_init(void) {
         host_peer_heap = calloc((size_t)shmemi.n_pes, sizeof(*host_peer_heap));
         if (!host_peer_heap)
             return -1;
-        for (int pe = 0; pe < shmemi.n_pes; pe++)
+        for (int pe = 0; pe < shmemi.n_pes; pe++) {
             host_peer_heap[pe] = shmemi.peers[pe].heap;
+            if (pe < SHMEMI_DEV_INLINE_PEERS)
+                st.peer_base[pe] = host_peer_heap[pe];
+        }
         st.heap_base = shmemi.heap_base;
         st.heap_size = shmemi.user_size + SHMEMI_DEV_CTL_SIZE;
         st.peer_heap = host_peer_heap;

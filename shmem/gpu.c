@@ -158,8 +158,11 @@ static int gpu_state(struct shmemi_device_state *st) {
     char **host = calloc(n, sizeof(*host));
     if (!host)
         return -1;
-    for (size_t pe = 0; pe < n; pe++)
+    for (size_t pe = 0; pe < n; pe++) {
         host[pe] = shmemi.peers[pe].dev;
+        if (pe < SHMEMI_DEV_INLINE_PEERS)
+            st->peer_base[pe] = host[pe];
+    }
     void *table = NULL;
     check(hipMalloc(&table, n * sizeof(*host)), fn, "allocation of the peer table");
     check(hipMemcpy(table, host, n * sizeof(*host), hipMemcpyHostToDevice), fn,

@@ -1,0 +1,85 @@
+/* Device latencies between PE 0 and PE 1 (other PEs only join the barriers):
+ *   p_pingpong   shmem_long_p + shmem_long_wait_until, half a round trip
+ *   fetch_add    shmem_long_atomic_fetch_add on PE 1's word, one thread
+ *   barrier_all  shmem_barrier_all, one thread of the grid per PE (all PEs)
+ * Each kernel runs `-n` operations timed inside the kernel by the device
+ * clock; the figure is the median over `-r` kernels. CSV on stdout. */
+#include <shmem.h>
+#include <shmem_device.h>
+
+#include "gpu_bench.h"
+
+__device__ static uint64_t now_ns(void) { return shmemi_arch_now_ns(); }
+
+__global__ void k_pingpong(long *flag, long iters, long base, double *out) {
+    int me = shmem_my_pe();
+    uint64_t t0 = now_ns();
+    for (long i = base + 1; i <= base + iters; ++i) {
+        if (me == 0) {
+            shmem_long_p(flag, i, 1);
+            shmem_long_wait_until(flag, SHMEM_CMP_EQ, i);
+        } else if (me == 1) {
+            shmem_long_wait_until(flag, SHMEM_CMP_EQ, i);
+            shmem_long_p(flag, i, 0);
+        }
+    }
+    *out = (double)(now_ns() - t0) / (double)iters / 2.0 / 1000.0;
+}
+
+__global__ void k_fetch_add(long *word, long iters, double *out) {
+    long sink = 0;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < iters; ++i)
+        /* The next fetch's address depends on this result: one round trip each. */
+        sink += shmem_long_atomic_fetch_add(word + (sink == -1), 1, 1);
+    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
+    if (sink == -1)
+        *out = 0; /* keep the fetches */
+}
+
+__global__ void k_barrier(long iters, double *out) {
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < iters; ++i)
+        shmem_barrier_all();
+    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
+}
+
+int main(int argc, char **argv) {
+    struct gb_opts o = {8, 8, 2, 10000, 11, 1, 1};
+    gb_parse(&o, argc, argv);
+    shmem_init();
+    int me = shmem_my_pe();
+    long *words = (long *)shmem_calloc(16, sizeof(long));
+    double *d_out, *t = (double *)malloc(sizeof(double) * (size_t)o.reps);
+    GB_CK(hipMalloc((void **)&d_out, sizeof(double)));
+    if (me == 0)
+        gb_csv_header();
+    for (int m = 0; m < 3; ++m) {
+        for (long r = -1; r < o.reps; ++r) {
+            shmem_barrier_all();
+            if (m == 0 && me <= 1)
+                k_pingpong<<<1, 1>>>(&words[0], o.iters, (r + 1) * o.iters, d_out);
+            else if (m == 1 && me == 0)
+                k_fetch_add<<<1, 1>>>(&words[8], o.iters, d_out);
+            else if (m == 2)
+                k_barrier<<<1, 1>>>(o.iters, d_out);
+            GB_CK(hipGetLastError());
+            GB_CK(hipDeviceSynchronize());
+            if (r >= 0 && me == 0) {
+                double us;
+                GB_CK(hipMemcpy(&us, d_out, sizeof us, hipMemcpyDeviceToHost));
+                t[r] = us;
+            }
+        }
+        if (me == 0) {
+            static const char *metric[3] = {"p_pingpong_half_rtt", "fetch_add", "barrier_all"};
+            gb_csv("gpu_lat", 8, metric[m], gb_median(t, o.reps), "us");
+        }
+    }
+    shmem_barrier_all();
+    free(t);
+    GB_CK(hipFree(d_out));
+    shmem_free(words);
+    shmem_finalize();
+    return 0;
+}

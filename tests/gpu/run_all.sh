@@ -1,0 +1,32 @@
+#!/bin/sh
+# Run every GPU test program at 2 PEs (one GPU each) and print a summary.
+# usage: tests/gpu/run_all.sh <build-dir>
+set -u
+build=${1:?usage: run_all.sh <build-dir>}
+oshrun=$(find "$build" -name oshrun -type f -perm -u+x 2>/dev/null | head -n 1)
+if [ -z "$oshrun" ]; then
+    echo "run_all.sh: no oshrun under $build" >&2
+    exit 2
+fi
+pass=0
+fail=0
+failed=""
+for t in dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft; do
+    prog=$(find "$build" -name "gpu_$t" -type f -perm -u+x 2>/dev/null | head -n 1)
+    if [ -z "$prog" ]; then
+        echo "gpu.$t: not built"
+        fail=$((fail + 1))
+        failed="$failed $t"
+        continue
+    fi
+    if timeout 300 "$oshrun" -np 2 "$prog"; then
+        echo "gpu.$t: passed"
+        pass=$((pass + 1))
+    else
+        echo "gpu.$t: FAILED (exit $?)"
+        fail=$((fail + 1))
+        failed="$failed $t"
+    fi
+done
+echo "$pass passed, $fail failed${failed:+ (failed:$failed)}"
+[ "$fail" -eq 0 ]
