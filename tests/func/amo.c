@@ -3,6 +3,7 @@
  * _nbi forms completed by quiet, and contention from every PE on one word
  * with exact totals. */
 #include "check.h"
+#include "spec_types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,32 +14,8 @@
 static int me, npes, right, left;
 static long *checksum; /* symmetric, on the heap */
 
-#define STD_AMO_TYPES(X)                                                                           \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
-    X(ptrdiff_t, ptrdiff)
 
-#define EXT_AMO_TYPES(X)                                                                           \
-    X(float, float)                                                                                \
-    X(double, double)
 
-#define BIT_AMO_TYPES(X)                                                                           \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)
 
 #if FUNC_SPEC_15
 static void reset_checksum(void)

@@ -3,6 +3,7 @@
  * from 1 byte to 4 MiB (powers of two and odd sizes, aligned and not), to
  * self and to every peer, and a ring that forwards a payload through all PEs. */
 #include "check.h"
+#include "spec_types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -23,31 +24,6 @@ static int val(int pe, int i, int ph)
     return 1 + (pe * 13 + i * 7 + ph * 29) % 100;
 }
 
-#define RMA_TYPES(X)                                                                               \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
-    X(long double, longdouble)                                                                     \
-    X(char, char)                                                                                  \
-    X(signed char, schar)                                                                          \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned char, uchar)                                                                        \
-    X(unsigned short, ushort)                                                                      \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int8_t, int8)                                                                                \
-    X(int16_t, int16)                                                                              \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint8_t, uint8)                                                                              \
-    X(uint16_t, uint16)                                                                            \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
-    X(ptrdiff_t, ptrdiff)
 
 /* For each type, with target = right neighbour and source of my data = left:
  *  ph 0 put, ph 1 get, ph 2 p/g, ph 3 iput, ph 4 iget, ph 5 put_nbi/get_nbi. */

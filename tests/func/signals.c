@@ -3,6 +3,7 @@
  * shmem_signal_fetch and shmem_signal_wait_until. The data must be complete
  * when the signal is observed. */
 #include "check.h"
+#include "spec_types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,31 +17,6 @@
 
 static int me, npes, right, left;
 
-#define RMA_TYPES(X)                                                                               \
-    X(float, float)                                                                                \
-    X(double, double)                                                                              \
-    X(long double, longdouble)                                                                     \
-    X(char, char)                                                                                  \
-    X(signed char, schar)                                                                          \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned char, uchar)                                                                        \
-    X(unsigned short, ushort)                                                                      \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int8_t, int8)                                                                                \
-    X(int16_t, int16)                                                                              \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint8_t, uint8)                                                                              \
-    X(uint16_t, uint16)                                                                            \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
-    X(ptrdiff_t, ptrdiff)
 
 static int val(int pe, int i, int round)
 {

@@ -2,6 +2,7 @@
  * _vector forms, for every point-to-point type and every comparison, with
  * status arrays that exclude entries; producers and consumers on different PEs. */
 #include "check.h"
+#include "spec_types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -10,21 +11,6 @@
 
 static int me, npes;
 
-#define P2P_TYPES(X)                                                                               \
-    X(short, short)                                                                                \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned short, ushort)                                                                      \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
-    X(ptrdiff_t, ptrdiff)
 
 /* One comparison per step: the consumer waits for (ivar cmp value); the
  * producer then writes `write`, which satisfies it, while the value before
