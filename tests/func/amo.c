@@ -14,9 +14,6 @@
 static int me, npes, right, left;
 static long *checksum; /* symmetric, on the heap */
 
-
-
-
 #if FUNC_SPEC_15
 static void reset_checksum(void)
 {

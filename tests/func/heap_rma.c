@@ -24,7 +24,6 @@ static int val(int pe, int i, int ph)
     return 1 + (pe * 13 + i * 7 + ph * 29) % 100;
 }
 
-
 /* For each type, with target = right neighbour and source of my data = left:
  *  ph 0 put, ph 1 get, ph 2 p/g, ph 3 iput, ph 4 iget, ph 5 put_nbi/get_nbi. */
 #define DEFINE_TYPED_TEST(T, N)                                                                    \

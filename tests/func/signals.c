@@ -17,7 +17,6 @@
 
 static int me, npes, right, left;
 
-
 static int val(int pe, int i, int round)
 {
     return 1 + (pe * 17 + i * 5 + round * 3) % 100;

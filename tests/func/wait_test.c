@@ -11,7 +11,6 @@
 
 static int me, npes;
 
-
 /* One comparison per step: the consumer waits for (ivar cmp value); the
  * producer then writes `write`, which satisfies it, while the value before
  * the write does not. */
