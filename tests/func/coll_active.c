@@ -15,14 +15,25 @@ static double dsrc[64], ddst[64], dwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 64];
 static float _Complex csrc[8], cdst[8], cwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 static short ssrc[8], sdst[8], swrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
 
+/* The active set run() works on, and a barrier pSync of its own for it. */
+static int set_start, set_ls, set_size;
+static long *set_bsync;
+static long bsync[2][SHMEM_BARRIER_SYNC_SIZE];
+
+/* pSync is back to SHMEM_SYNC_VALUE once every member returned: a member that
+ * returned first may already count itself into the next call on the same
+ * pSync, so look between two syncs of the set (on a pSync of their own). */
 static void psync_clean(const long *p) {
+    shmem_sync(set_start, set_ls, set_size, set_bsync);
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
         CHECK(p[i] == SHMEM_SYNC_VALUE, "pSync[%d] = %ld after a collective", i, p[i]);
+    shmem_sync(set_start, set_ls, set_size, set_bsync);
 }
 
 /* The active set (start, log stride, size), this PE's index in it. */
 static void run(int start, int ls, int size, int me_idx, long *ps) {
     int stride = 1 << ls, wme = shmem_my_pe();
+    set_start = start, set_ls = ls, set_size = size, set_bsync = bsync[ps != psync];
     int pe_of[64];
     for (int i = 0; i < size; i++)
         pe_of[i] = start + i * stride;
@@ -132,6 +143,8 @@ int main(void) {
     int me = shmem_my_pe(), npes = shmem_n_pes();
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
         psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        bsync[0][i] = bsync[1][i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
 
     for (int r = 0; r < 20; r++)
