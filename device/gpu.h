@@ -55,6 +55,8 @@ typedef struct cudaPointerAttributes hipPointerAttribute_t;
 #define hipHostMallocMapped cudaHostAllocMapped
 #define hipHostRegisterDefault cudaHostRegisterDefault
 #define hipHostRegisterMapped cudaHostRegisterMapped
+#define hipEventDisableTiming cudaEventDisableTiming
+#define hipDeviceAttributeMultiprocessorCount cudaDevAttrMultiProcessorCount
 
 #define hipGetErrorString cudaGetErrorString
 #define hipGetErrorName cudaGetErrorName
@@ -92,6 +94,12 @@ typedef struct cudaPointerAttributes hipPointerAttribute_t;
 #define hipEventRecord cudaEventRecord
 #define hipEventSynchronize cudaEventSynchronize
 #define hipEventDestroy cudaEventDestroy
+#define hipEventCreateWithFlags cudaEventCreateWithFlags
+#define hipStreamWaitEvent cudaStreamWaitEvent
+#define hipHostGetDevicePointer cudaHostGetDevicePointer
+#define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define hipLaunchKernel cudaLaunchKernel
 
 /* A __device__ variable as the runtime's symbol argument. Under nvcc's C++
  * runtime, cudaMemcpyToSymbol is a template that takes the variable itself

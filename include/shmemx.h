@@ -157,6 +157,60 @@ int shmemx_sdma_put_tiles(const shmemx_tile_t *tiles, size_t ntiles, size_t elem
 int shmemx_sdma_quiet_pe(int pe);
 
 /* ------------------------------------------------------------------------
+ * Stream-ordered host API (GPU builds, device heap): each call queues its
+ * work on `stream` (a hipStream_t / cudaStream_t; NULL = the runtime's
+ * legacy default stream) and returns at once; the work runs in the stream's
+ * order with the application's kernels and copies, and is complete once the
+ * stream has passed it. The host API (shmem_quiet, shmem_barrier_all) does
+ * not wait for it: synchronize the stream for that.
+ *
+ * putmem/getmem: a runtime copy between a local buffer (device memory, or
+ *   pinned host memory for the copy to stay asynchronous) and the peer's
+ *   mapped device heap, done by the copy engine.
+ * putmem_signal: the copy, then the signal update on pe (SHMEM_SIGNAL_SET or
+ *   SHMEM_SIGNAL_ADD), ordered after the data.
+ * signal_wait_until: the stream waits until the local signal word satisfies
+ *   the comparison (SHMEM_CMP_*), bounded by SHMEM_ENGINE_TIMEOUT seconds; on
+ *   expiry the stream moves on and the next shmem_barrier_all or
+ *   shmem_finalize ends the job with a "timed out" message.
+ * quiet_on_stream: stream order already completes this API's operations;
+ *   it also makes the stream wait for this PE's non-blocking host-API
+ *   operations on the device heap issued before it.
+ * barrier_all_on_stream: quiet_on_stream, then the device API's barrier over
+ *   every PE (shmem_device.h's control words and epoch: never at the same time
+ *   as a kernel's device barrier on this PE), bounded like signal_wait_until.
+ * collective_launch: launch a kernel (func: its host-side handle, as for
+ *   cudaLaunchKernel / hipLaunchKernel) after checking that every workgroup of
+ *   the grid can be resident on this PE's GPU at once (occupancy per
+ *   multiprocessor times multiprocessors), as kernels that wait for other PEs
+ *   or other workgroups need; other kernels running at the same time take
+ *   room too. The program must use the shared GPU runtime.
+ *
+ * Each returns SHMEMX_STREAM_OK (0) or a negative SHMEMX_STREAM_E* code, with
+ * the reason under SHMEM_DEBUG; an invalid PE or an address outside
+ * symmetric memory ends the job, as in the host API. CPU builds (no GPU
+ * runtime) return SHMEMX_STREAM_EUNSUPPORTED.
+ * ---------------------------------------------------------------------- */
+enum {
+    SHMEMX_STREAM_OK = 0,
+    SHMEMX_STREAM_EINVAL = -1,       /* bad argument, or a symmetric address not on the device heap */
+    SHMEMX_STREAM_EUNSUPPORTED = -2, /* a CPU build, or the heap in host memory (SHMEM_HEAP=host) */
+    SHMEMX_STREAM_ERUNTIME = -3,     /* the GPU runtime refused the copy or the launch */
+    SHMEMX_STREAM_ENOTRESIDENT = -4  /* collective_launch: the grid cannot be resident at once */
+};
+
+int shmemx_putmem_on_stream(void *dest, const void *src, size_t nbytes, int pe, void *stream);
+int shmemx_getmem_on_stream(void *dest, const void *src, size_t nbytes, int pe, void *stream);
+int shmemx_putmem_signal_on_stream(void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
+                                   uint64_t signal, int sig_op, int pe, void *stream);
+int shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
+                                       void *stream);
+int shmemx_quiet_on_stream(void *stream);
+int shmemx_barrier_all_on_stream(void *stream);
+int shmemx_collective_launch(const void *func, unsigned grid[3], unsigned block[3], void **args,
+                             size_t shared_bytes, void *stream);
+
+/* ------------------------------------------------------------------------
  * Device state registration, used by shmem_device.h (not for direct use):
  * every translation unit that includes shmem_device.h registers, from a
  * static constructor, a function that copies the device state (device/state.h)

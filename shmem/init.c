@@ -261,6 +261,8 @@ void shmem_finalize(void) {
     pthread_mutex_lock(&init_lock);
     if (shmemi.initialized) {
         shmemi_plan_fini();
+        if (shmemi.dev)
+            shmemi.dev->check(1, "shmem_finalize");
         shmemi_barrier_all();
         shmemi_engine_fini();
         shmemi_device_state_fini();

@@ -130,6 +130,9 @@ struct shmemi_dev_ops {
                 uint64_t *old, int nbi, const char *fn);
     /* Complete every nbi operation of the path. */
     void (*quiet)(const char *fn);
+    /* Report (ending the job) a wait of the stream-ordered API that ran past
+     * its timeout; drain: first wait for every stream of this PE's GPU. */
+    void (*check)(int drain, const char *fn);
     void (*fini)(void);
 };
 

@@ -83,6 +83,8 @@ void shmemi_barrier_all(void) {
 
 void shmem_barrier_all(void) {
     shmemi_check_init(__func__);
+    if (shmemi.dev)
+        shmemi.dev->check(0, __func__);
     shmemi_barrier_all();
 }
 

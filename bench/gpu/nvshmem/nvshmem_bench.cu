@@ -4,6 +4,10 @@
  *   p ping-pong:   nvshmem_long_p + nvshmem_long_wait_until (half round trip)
  *   fetch_add:     nvshmem_long_atomic_fetch_add
  *   barrier_all:   nvshmem_barrier_all (one thread)
+ *   stream-ordered (bench/gpu/stream_bw's counterparts, extra rows):
+ *     nvshmemx_putmem_on_stream bandwidth for sizes >= 1 MiB, and
+ *     nvshmemx_barrier_all_on_stream, 1000 queued back to back: host time per
+ *     call and stream time per barrier
  * Bootstrap: MPI broadcasts an NVSHMEM unique id (nvshmemx_init_attr with
  * NVSHMEMX_INIT_WITH_UNIQUEID), so no bootstrap plugin is needed.
  * Options: -b -e -f sizes, -n iterations, -r repetitions, -B blocks, -T threads. */
@@ -12,6 +16,7 @@
 #include <nvshmemx.h>
 
 #include <stdint.h>
+#include <time.h>
 
 #include "../gpu_bench.h"
 
@@ -118,6 +123,62 @@ int main(int argc, char **argv) {
         }
         if (size > o.max_size / o.factor)
             break;
+    }
+
+    /* Stream-ordered puts (host API on a stream), PE 0 -> PE 1. */
+    for (size_t size = o.min_size; size <= o.max_size; size *= o.factor) {
+        if (me == 0 && size >= ((size_t)1 << 20)) {
+            for (long r = -1; r < o.reps; ++r) {
+                float ms = 0;
+                GB_CK(cudaEventRecord(e0, st));
+                for (long i = 0; i < o.iters; ++i)
+                    nvshmemx_putmem_on_stream(dst, src, size, 1, st);
+                GB_CK(cudaEventRecord(e1, st));
+                GB_CK(cudaEventSynchronize(e1));
+                GB_CK(cudaGetLastError());
+                GB_CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (r >= 0)
+                    t[r] = (double)ms * 1e-3;
+            }
+            gb_csv("nvshmem_stream_put_bw", size, "bw_on_stream",
+                   (double)size * (double)o.iters / gb_median(t, o.reps) / 1e9, "GB/s");
+        }
+        if (size > o.max_size / o.factor)
+            break;
+    }
+    GB_CK(cudaStreamSynchronize(st));
+    nvshmem_barrier_all();
+
+    /* Stream-ordered barriers: 1000 queued on every PE. */
+    {
+        const long nbar = 1000;
+        double host_us[64], stream_us[64];
+        for (long r = -1; r < o.reps; ++r) {
+            nvshmem_barrier_all();
+            float ms = 0;
+            struct timespec h0, h1;
+            GB_CK(cudaEventRecord(e0, st));
+            clock_gettime(CLOCK_MONOTONIC, &h0);
+            for (long i = 0; i < nbar; ++i)
+                nvshmemx_barrier_all_on_stream(st);
+            clock_gettime(CLOCK_MONOTONIC, &h1);
+            GB_CK(cudaEventRecord(e1, st));
+            GB_CK(cudaEventSynchronize(e1));
+            GB_CK(cudaGetLastError());
+            GB_CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r >= 0) {
+                host_us[r] = ((double)(h1.tv_sec - h0.tv_sec) * 1e6 +
+                              (double)(h1.tv_nsec - h0.tv_nsec) * 1e-3) /
+                             (double)nbar;
+                stream_us[r] = (double)ms * 1e3 / (double)nbar;
+            }
+        }
+        if (me == 0) {
+            gb_csv("nvshmem_stream_barrier", 0, "host_per_call", gb_median(host_us, o.reps),
+                   "us");
+            gb_csv("nvshmem_stream_barrier", 0, "stream_per_barrier",
+                   gb_median(stream_us, o.reps), "us");
+        }
     }
 
     for (int m = 0; m < 3; ++m) {

@@ -1,0 +1,131 @@
+// The kernels of the stream-ordered host API (include/shmemx.h): one thread
+// each, queued on the caller's stream. Compiled by nvcc or hipcc -x hip. The
+// memory-model primitives are the device API's (device/arch.h), so the wait
+// and the barrier pair with kernels that use shmem_device.h.
+#include "device/gpu.h"
+
+#include "device/arch.h"
+#include "shmem/gpu_stream.h"
+
+// The values of SHMEM_CMP_* (shmem.h).
+enum { CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE };
+
+__device__ static bool holds(uint64_t a, int cmp, uint64_t b) {
+    switch (cmp) {
+    case CMP_EQ: return a == b;
+    case CMP_NE: return a != b;
+    case CMP_GT: return a > b;
+    case CMP_GE: return a >= b;
+    case CMP_LT: return a < b;
+    default: return a <= b;
+    }
+}
+
+// Bounded spinning: the clock is read every 256 turns.
+struct deadline {
+    uint64_t start, limit;
+    unsigned turns, backoff;
+};
+
+__device__ static deadline deadline_start(uint64_t timeout_ns) {
+    deadline d;
+    d.start = shmemi_arch_now_ns();
+    d.limit = timeout_ns;
+    d.turns = 0;
+    d.backoff = 0;
+    return d;
+}
+
+// Back off once; true when the deadline has passed.
+__device__ static bool deadline_wait(deadline *d) {
+    shmemi_arch_pause(&d->backoff);
+    if (d->backoff > 4096)
+        d->backoff = 1025; // stay on the long sleep, never wrap to the hot spin
+    if ((++d->turns & 255) != 0)
+        return false;
+    return shmemi_arch_now_ns() - d->start > d->limit;
+}
+
+// The first fault of the job claims the record; the host reads `kind` last.
+__device__ static void fault(const shmemi_stream_sink &s, uint64_t kind, uint64_t where,
+                             uint64_t seen, uint64_t want, uint64_t cmp) {
+    if (atomicCAS(s.claim, 0u, 1u) != 0u)
+        return;
+    shmemi_stream_fault *f = s.fault;
+    shmemi_arch_st_rlx64(&f->where, where);
+    shmemi_arch_st_rlx64(&f->seen, seen);
+    shmemi_arch_st_rlx64(&f->want, want);
+    shmemi_arch_st_rlx64(&f->cmp, cmp);
+    shmemi_arch_st_rel64(&f->kind, kind);
+    shmemi_arch_fence_sys();
+}
+
+__global__ static void signal_kernel(uint64_t *p, uint64_t value, int add) {
+    // Release: the data copied before this kernel on the stream (and
+    // anything else ordered before it) is visible before the signal; the
+    // waiter acquires the signal (shmemi_dev_signal_update's order).
+    shmemi_arch_fence_sys();
+    if (add)
+        (void)shmemi_arch_amo64(SHMEMI_AMO_ADD, p, value, 0);
+    else
+        shmemi_arch_st_rlx64(p, value);
+    shmemi_arch_fence_sys();
+}
+
+__global__ static void wait_kernel(const uint64_t *p, int cmp, uint64_t value,
+                                   shmemi_stream_sink sink) {
+    deadline d = deadline_start(sink.timeout_ns);
+    for (;;) {
+        // Acquire (system): pairs with the putter's fence before the signal,
+        // so the stream's later work sees the data put before it.
+        uint64_t v = shmemi_arch_ld_acq64(p);
+        if (holds(v, cmp, value))
+            return;
+        if (deadline_wait(&d)) {
+            fault(sink, SHMEMI_STREAM_FAULT_WAIT, (uint64_t)(uintptr_t)p, v, value,
+                  (uint64_t)cmp);
+            return;
+        }
+    }
+}
+
+// shmemi_dev_barrier_all (shmem_device.h): a system-scope release of
+// everything before it, then the dissemination rounds on the control words
+// with this PE's epoch, one fence per round; with a timeout on each wait.
+__global__ static void barrier_kernel(shmemi_stream_barrier bar, shmemi_stream_sink sink) {
+    struct shmemi_dev_ctl *ctl = bar.mine;
+    shmemi_arch_fence_sys(); // quiet: every earlier access visible first
+    uint64_t e = shmemi_arch_ld_rlx64(&ctl->epoch.v) + 1;
+    shmemi_arch_st_rlx64(&ctl->epoch.v, e);
+    deadline d = deadline_start(sink.timeout_ns);
+    for (int k = 0; k < bar.rounds; ++k) {
+        // Released by the fence above or by the previous round's fence.
+        shmemi_arch_st_rlx64(&bar.to[k]->barrier[k].v, e);
+        uint64_t v;
+        while ((v = shmemi_arch_ld_rlx64(&ctl->barrier[k].v)) < e) {
+            if (deadline_wait(&d)) {
+                fault(sink, SHMEMI_STREAM_FAULT_BARRIER, (uint64_t)k, v, e,
+                      (uint64_t)bar.from[k]);
+                return;
+            }
+        }
+        shmemi_arch_fence_acq_rel(); // acquire this round, release the next
+    }
+}
+
+extern "C" int shmemi_gpu_signal_launch(uint64_t *p, uint64_t value, int add, void *stream) {
+    signal_kernel<<<1, 1, 0, (hipStream_t)stream>>>(p, value, add);
+    return (int)hipGetLastError();
+}
+
+extern "C" int shmemi_gpu_wait_launch(const uint64_t *p, int cmp, uint64_t value,
+                                      const struct shmemi_stream_sink *sink, void *stream) {
+    wait_kernel<<<1, 1, 0, (hipStream_t)stream>>>(p, cmp, value, *sink);
+    return (int)hipGetLastError();
+}
+
+extern "C" int shmemi_gpu_barrier_launch(const struct shmemi_stream_barrier *bar,
+                                         const struct shmemi_stream_sink *sink, void *stream) {
+    barrier_kernel<<<1, 1, 0, (hipStream_t)stream>>>(*bar, *sink);
+    return (int)hipGetLastError();
+}
