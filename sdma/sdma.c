@@ -153,6 +153,11 @@ int sdma_engine_progress(struct sdma_engine *e)
     return e && e->ops->progress ? e->ops->progress(e) : 0;
 }
 
+int sdma_engine_copy_2d_format(const struct sdma_engine *e)
+{
+    return e ? e->copy_2d : SDMA_COPY_2D_LARGE;
+}
+
 const char *sdma_engine_name(const struct sdma_engine *e)
 {
     return e ? e->ops->name : "none";

@@ -72,6 +72,8 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
 void sdma_engine_close(struct sdma_engine *e);
 /* "soft", "hsakmt", ... */
 const char *sdma_engine_name(const struct sdma_engine *e);
+/* The 2D copy packet the engine takes: SDMA_COPY_2D_LARGE or SDMA_COPY_2D_SW13 (by target). */
+int sdma_engine_copy_2d_format(const struct sdma_engine *e);
 /* Make [addr, addr+len) reachable by the engine (hsakmt: register and map it into the GPU's
  * page tables; soft: nothing to do). Peer memory must be mapped before a packet names it. */
 int sdma_engine_map(struct sdma_engine *e, void *addr, size_t len);

@@ -31,6 +31,10 @@ int shmemi_engine_init(void) {
     struct sdma_engine_config cfg = {0};
     cfg.poll_timeout_s = shmemi.cfg.ENGINE_TIMEOUT;
     cfg.ring_setting = "SHMEM_ENGINE_RING_SIZE";
+    if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
+        cfg.copy_2d = SDMA_COPY_2D_LARGE;
+    else if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "sw13"))
+        cfg.copy_2d = SDMA_COPY_2D_SW13;
     char err[256] = "";
     int rc = sdma_engine_open(kind, &cfg, &engine, err, sizeof(err));
     if (rc) {

@@ -263,22 +263,46 @@ static int check_overlaps(struct shmemx_plan *p) {
 
 /* ---------------------------------------------------------------- chains */
 
-static size_t region_dwords(const shmemx_region_t *r) {
-    if (r->rows == 1 || !r->stride || r->stride == r->row_bytes) {
+static uint64_t addr(const void *x) { return (uint64_t)(uintptr_t)x; }
+
+static int region_linear(const shmemx_region_t *r) {
+    return r->rows == 1 || !r->stride || r->stride == r->row_bytes;
+}
+
+/* How a strided region is copied on this engine: one LARGE sub-window packet,
+ * one 13-dword sub-window packet (pre-gfx12 parts), or row by row when the
+ * window does not fit the 13-dword format. Offsets of src and dst share
+ * their alignment (same offset in the same-aligned heaps). */
+enum { COPY_LARGE, COPY_SW13, COPY_ROWS };
+static int region_2d_kind(const struct shmemx_plan *p, const shmemx_region_t *r) {
+    if (sdma_engine_copy_2d_format(shmemi_engine()) != SDMA_COPY_2D_SW13)
+        return COPY_LARGE;
+    uint64_t a = addr(p->buf + r->offset);
+    return sdma_pkt_copy_2d_sw13_fits(a, (uint32_t)r->stride, a, (uint32_t)r->stride,
+                                      (uint32_t)r->row_bytes, (uint32_t)r->rows)
+               ? COPY_SW13
+               : COPY_ROWS;
+}
+
+static size_t region_dwords(const struct shmemx_plan *p, const shmemx_region_t *r) {
+    if (region_linear(r)) {
         size_t bytes = region_extent(r), max = SDMA_COPY_LINEAR_MAX;
         return SDMA_COPY_LINEAR_DW * ((bytes + max - 1) / max);
     }
-    return SDMA_COPY_2D_DW;
+    switch (region_2d_kind(p, r)) {
+    case COPY_LARGE: return SDMA_COPY_2D_DW;
+    case COPY_SW13: return SDMA_COPY_2D_SW13_DW;
+    default: return SDMA_COPY_LINEAR_DW * r->rows;
+    }
 }
 
 static size_t chain_dwords(const struct shmemx_plan *p, size_t c) {
     size_t dw = SDMA_POLL_DW + SDMA_ATOMIC_DW + SDMA_FENCE_DW;
     for (size_t k = 0; k < p->chunks[c].nregions; k++)
-        dw += region_dwords(&p->regions[p->chunks[c].first_region + k]);
+        dw += region_dwords(p, &p->regions[p->chunks[c].first_region + k]);
     return dw;
 }
 
-static uint64_t addr(const void *x) { return (uint64_t)(uintptr_t)x; }
 
 /* The peer's mapping of one of our symmetric addresses. */
 static void *at_peer(const void *local, int pe) {
@@ -309,17 +333,25 @@ static int build_chains(struct shmemx_plan *p) {
             for (size_t r = 0; r < p->chunks[c].nregions; r++) {
                 const shmemx_region_t *g = &p->regions[p->chunks[c].first_region + r];
                 char *src = p->buf + g->offset, *dst = (char *)at_peer(src, peer);
-                if (g->rows == 1 || !g->stride || g->stride == g->row_bytes) {
+                if (region_linear(g)) {
                     size_t left = region_extent(g);
                     while (left) {
                         size_t n = left > SDMA_COPY_LINEAR_MAX ? SDMA_COPY_LINEAR_MAX : left;
                         d += sdma_pkt_copy_linear(d, addr(dst), addr(src), (uint32_t)n);
                         src += n, dst += n, left -= n;
                     }
-                } else {
+                } else if (region_2d_kind(p, g) == COPY_LARGE) {
                     d += sdma_pkt_copy_2d(d, addr(dst), (uint32_t)g->stride, addr(src),
                                           (uint32_t)g->stride, (uint32_t)g->row_bytes,
                                           (uint32_t)g->rows);
+                } else if (region_2d_kind(p, g) == COPY_SW13) {
+                    d += sdma_pkt_copy_2d_sw13(d, addr(dst), (uint32_t)g->stride, addr(src),
+                                               (uint32_t)g->stride, (uint32_t)g->row_bytes,
+                                               (uint32_t)g->rows);
+                } else {
+                    for (size_t row = 0; row < g->rows; row++)
+                        d += sdma_pkt_copy_linear(d, addr(dst + row * g->stride),
+                                                  addr(src + row * g->stride), (uint32_t)g->row_bytes);
                 }
             }
             d += sdma_pkt_atomic(d, addr(at_peer(&p->arrival[c], peer)), SDMA_ATOMIC_ADD32_NORET,
