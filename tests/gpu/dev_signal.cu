@@ -176,19 +176,19 @@ int main(void) {
         size_t slice = 96 * 1024 + 8;
         unsigned char *data = (unsigned char *)buf + (4 << 20);
         uint64_t *sig = (uint64_t *)(buf + (3 << 20)), *ack = sig + 16;
-        uint64_t hack[2];
+        uint64_t host_ack[2];
         shmem_barrier_all();
         k_order<<<blocks, threads>>>(data, slice, sig, ack, rounds, me);
         GT_SYNC();
         shmem_barrier_all();
         if (me == 1) {
-            GT_CK(hipMemcpy(hack, ack, sizeof hack, hipMemcpyDeviceToHost));
-            GT_EXPECT(hack[1] == 0, "ordering: %llu stale bytes seen after the signal",
-                      (unsigned long long)hack[1]);
+            GT_CK(hipMemcpy(host_ack, ack, sizeof host_ack, hipMemcpyDeviceToHost));
+            GT_EXPECT(host_ack[1] == 0, "ordering: %llu stale bytes seen after the signal",
+                      (unsigned long long)host_ack[1]);
         } else if (me == 0) {
-            GT_CK(hipMemcpy(hack, ack, sizeof hack, hipMemcpyDeviceToHost));
-            GT_EXPECT(hack[0] == (uint64_t)blocks * rounds, "ordering: %llu acks",
-                      (unsigned long long)hack[0]);
+            GT_CK(hipMemcpy(host_ack, ack, sizeof host_ack, hipMemcpyDeviceToHost));
+            GT_EXPECT(host_ack[0] == (uint64_t)blocks * rounds, "ordering: %llu acks",
+                      (unsigned long long)host_ack[0]);
         }
     }
 
