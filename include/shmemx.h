@@ -44,7 +44,8 @@ typedef struct {
     int prepare_ahead;
     shmem_team_t team;
 } shmemx_plan_config_t;
-#define SHMEMX_PLAN_CONFIG_INIT {30.0, 0, SHMEM_TEAM_WORLD}
+/* The defaults spelled out (team 0 is SHMEM_TEAM_WORLD); usable in static initializers. */
+#define SHMEMX_PLAN_CONFIG_INIT {30.0, 0, (shmem_team_t)0}
 
 enum {
     SHMEMX_PLAN_OK = 0,
