@@ -1,5 +1,7 @@
 /* The soft engine: one host thread per engine executes the packet bytes of every queue it
- * serves, in order per queue, round-robin across queues. A POLL that is not satisfied
+ * serves, in order per queue, round-robin across queues. The same thread, with another
+ * executor (struct sdma_soft_backend), is the proxy of engines that queue the packets'
+ * operations on hardware instead (the cuda engine). A POLL that is not satisfied
  * parks its queue (nothing behind it runs) while the others go on. When there is nothing
  * to do the thread sleeps on a futex: a submit through this API wakes it at once; because
  * doorbells may also be written by producers that cannot wake it (GPU kernels), it also
@@ -18,6 +20,7 @@
 
 #include "sdma/soft_exec.h"
 #include "sdma/sdma_internal.h"
+#include "sdma/soft_backend.h"
 
 #define SOFT_BUDGET 64          /* packets per queue per pass */
 #define SOFT_MIN_SLEEP_US 20
@@ -27,13 +30,17 @@ struct soft_queue {
     struct sdma_queue *q;
     struct sdma_soft_ctx x;
     uint64_t rd;     /* next byte index to execute (published to *rptr) */
+    unsigned slot_off; /* tagged queues: dwords of the slot at rd already executed */
     int waiting;     /* a POLL at the head is not satisfied yet */
     double wait_until;
     void *owned_ring; /* ring memory we allocated, or NULL */
+    void *bq;         /* the backend's queue state */
 };
 
 struct soft_engine {
     struct sdma_engine *e;
+    const struct sdma_soft_backend *b; /* NULL: the host executes */
+    void *bstate;
     pthread_t thread;
     pthread_mutex_t lock; /* guards qs/nq; held by the thread while it executes */
     struct soft_queue **qs;
@@ -43,6 +50,16 @@ struct soft_engine {
     int want_lock;        /* a queue open/close waits for the lock */
     int stop;
 };
+
+static void soft_free_ring(struct soft_engine *se, void *ring)
+{
+    if (!ring)
+        return;
+    if (se->b)
+        se->b->free(se->bstate, ring);
+    else
+        free(ring);
+}
 
 static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -57,8 +74,67 @@ static void soft_trap(void *arg, uint32_t context)
         e->cfg.trap(e->cfg.trap_arg, sq->q, context);
 }
 
-/* Execute up to SOFT_BUDGET packets of one queue. Returns the number executed. */
-static int run_queue(struct soft_queue *sq, double t)
+static int run_packets(struct soft_queue *sq, double t);
+
+/* Execute up to SOFT_BUDGET packets of one queue, then let the backend issue what they
+ * queued and publish completion. Returns the number executed. */
+static int run_queue(struct soft_engine *se, struct soft_queue *sq, double t)
+{
+    int n = run_packets(sq, t);
+    const struct sdma_soft_backend *b = se->b;
+    struct sdma_queue *q = sq->q;
+    if (b) {
+        int rc = b->flush(sq->bq, sq->rd, n > 0);
+        if (rc < 0 && __atomic_load_n(&q->state, __ATOMIC_RELAXED) == SDMA_QSTATE_RUN)
+            sdma_queue_set_error(q, "sdma: queue '%s': %s", q->label, sdma_last_error());
+        if (rc > 0 && n == 0)
+            n = 1; /* the backend holds work back: come again soon, do not sleep */
+    } else if (n && q->complete) {
+        /* Everything below rd has run (on this thread): publish it. */
+        sdma_store_release_u64(q->complete, sq->rd);
+    }
+    return n;
+}
+
+/* A tagged queue: run whole slots while the tag at the read pointer is that slot's. */
+static int run_slots(struct soft_queue *sq)
+{
+    struct sdma_queue *q = sq->q;
+    const struct sdma_ring *r = &q->ring;
+    int n = 0;
+    while (n < SOFT_BUDGET) {
+        uint32_t *slot = sdma_ring_at(r, sq->rd);
+        /* Acquire pairs with the producer's release of the tag: its packet is visible. */
+        if (sdma_load_acquire_u32(&slot[SDMA_SLOT_DW - 1]) != sdma_slot_tag(sq->rd))
+            break;
+        while (sq->slot_off < SDMA_SLOT_DW) {
+            size_t used = 0;
+            int rc = sdma_soft_exec(&sq->x, slot + sq->slot_off, SDMA_SLOT_DW - sq->slot_off,
+                                    &used);
+            if (rc == SDMA_EXEC_WAIT) {
+                sq->waiting = 1;
+                sq->wait_until = sq->x.wait_until;
+                return n;
+            }
+            sq->waiting = 0;
+            if (rc == SDMA_EXEC_ERROR) {
+                sdma_queue_set_error(q, "sdma: queue '%s' at slot index %llu, dword %u: opcode "
+                                        "%u sub-op %u: %s",
+                                     q->label, (unsigned long long)sq->rd, sq->slot_off,
+                                     sq->x.op, sq->x.sub_op, sq->x.msg);
+                return n;
+            }
+            sq->slot_off += (unsigned)used;
+        }
+        sq->slot_off = 0;
+        sq->rd += SDMA_SLOT_BYTES;
+        sdma_store_release_u64(r->rptr, sq->rd);
+        n++;
+    }
+    return n;
+}
+
+static int run_packets(struct soft_queue *sq, double t)
 {
     struct sdma_queue *q = sq->q;
     const struct sdma_ring *r = &q->ring;
@@ -69,6 +145,8 @@ static int run_queue(struct soft_queue *sq, double t)
         return 0;
     if (sq->waiting && t < sq->wait_until)
         return 0;
+    if (q->flags & SDMA_QUEUE_TAGGED)
+        return run_slots(sq);
     /* Acquire pairs with the producer's release store of the doorbell (sdma_ring_commit):
      * the packet dwords below it are visible. */
     db = sdma_load_acquire_u64(r->doorbell);
@@ -119,8 +197,13 @@ static int any_ready(struct soft_engine *se)
         if (sq->waiting ||
             __atomic_load_n(&sq->q->state, __ATOMIC_RELAXED) != SDMA_QSTATE_RUN)
             continue;
-        if (sdma_load_acquire_u64(sq->q->ring.doorbell) != sq->rd)
+        if (sq->q->flags & SDMA_QUEUE_TAGGED) {
+            const uint32_t *slot = sdma_ring_at(&sq->q->ring, sq->rd);
+            if (sdma_load_acquire_u32(&slot[SDMA_SLOT_DW - 1]) == sdma_slot_tag(sq->rd))
+                return 1;
+        } else if (sdma_load_acquire_u64(sq->q->ring.doorbell) != sq->rd) {
             return 1;
+        }
     }
     return 0;
 }
@@ -130,6 +213,7 @@ static void *soft_main(void *arg)
     struct soft_engine *se = arg;
     size_t rr = 0;
     unsigned sleep_us = SOFT_MIN_SLEEP_US;
+    double last_work = 0;
 
     pthread_mutex_lock(&se->lock);
     while (!__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE)) {
@@ -140,7 +224,7 @@ static void *soft_main(void *arg)
 
         for (i = 0; i < se->nq; i++) {
             struct soft_queue *sq = se->qs[(rr + i) % se->nq];
-            progress += run_queue(sq, t);
+            progress += run_queue(se, sq, t);
             if (sq->waiting && sq->wait_until < next)
                 next = sq->wait_until;
         }
@@ -153,6 +237,13 @@ static void *soft_main(void *arg)
         }
         if (progress) {
             sleep_us = SOFT_MIN_SLEEP_US;
+            last_work = t;
+            continue;
+        }
+        /* A proxy for producers that cannot wake it (kernels) polls for a while after
+         * its last work: the next kernel's packets usually come soon. */
+        if (se->b && t - last_work < se->b->spin_us * 1e-6) {
+            sched_yield();
             continue;
         }
         /* Going to sleep. Announce it first (seq_cst), then read the wake sequence and
@@ -167,6 +258,8 @@ static void *soft_main(void *arg)
             struct timespec ts;
             if (ns > (long)sleep_us * 1000)
                 ns = (long)sleep_us * 1000;
+            if (se->b && ns > (long)se->b->max_sleep_us * 1000)
+                ns = (long)se->b->max_sleep_us * 1000;
             if (ns > 0) {
                 ts.tv_sec = 0;
                 ts.tv_nsec = ns;
@@ -188,7 +281,7 @@ static void *soft_main(void *arg)
 /* A thread that waits for the engine can run its packets itself while the engine thread is
  * not running them (asleep, or about to sleep): no hand-off between threads, which on a
  * busy node costs a scheduling round per wait. Parked polls are re-checked at once. */
-static int soft_progress(struct sdma_engine *e)
+int sdma_soft_progress(struct sdma_engine *e)
 {
     struct soft_engine *se = e->priv;
     int progress = 0;
@@ -197,7 +290,7 @@ static int soft_progress(struct sdma_engine *e)
     if (pthread_mutex_trylock(&se->lock))
         return 0; /* the engine thread is at work */
     for (i = 0; i < se->nq; i++)
-        progress += run_queue(se->qs[i], 1e300);
+        progress += run_queue(se, se->qs[i], 1e300);
     pthread_mutex_unlock(&se->lock);
     return progress;
 }
@@ -218,20 +311,29 @@ static void soft_lock(struct soft_engine *se)
     __atomic_fetch_sub(&se->want_lock, 1, __ATOMIC_ACQ_REL);
 }
 
-static int soft_open(struct sdma_engine *e, char *err, size_t errlen)
+int sdma_soft_open_backend(struct sdma_engine *e, const struct sdma_soft_backend *b,
+                           char *err, size_t errlen)
 {
     struct soft_engine *se = calloc(1, sizeof *se);
+    const char *name = b ? b->name : "soft";
     int rc;
     if (!se) {
-        snprintf(err, errlen, "soft: out of memory");
+        snprintf(err, errlen, "%s: out of memory", name);
         return SDMA_ERR_NOMEM;
     }
     se->e = e;
+    se->b = b;
+    if (b && (rc = b->open(e, &se->bstate, err, errlen))) {
+        free(se);
+        return rc;
+    }
     pthread_mutex_init(&se->lock, NULL);
     rc = pthread_create(&se->thread, NULL, soft_main, se);
     if (rc) {
-        snprintf(err, errlen, "soft: cannot start the engine thread: %s", strerror(rc));
+        snprintf(err, errlen, "%s: cannot start the engine thread: %s", name, strerror(rc));
         pthread_mutex_destroy(&se->lock);
+        if (b)
+            b->close(se->bstate);
         free(se);
         return SDMA_ERR_SYSTEM;
     }
@@ -239,20 +341,34 @@ static int soft_open(struct sdma_engine *e, char *err, size_t errlen)
     return SDMA_OK;
 }
 
-static void soft_close(struct sdma_engine *e)
+static int soft_open(struct sdma_engine *e, char *err, size_t errlen)
+{
+    return sdma_soft_open_backend(e, NULL, err, errlen);
+}
+
+void *sdma_soft_backend_state(struct sdma_engine *e)
+{
+    return ((struct soft_engine *)e->priv)->bstate;
+}
+
+void sdma_soft_close(struct sdma_engine *e)
 {
     struct soft_engine *se = e->priv;
     __atomic_store_n(&se->stop, 1, __ATOMIC_RELEASE);
     soft_wake(se);
     pthread_join(se->thread, NULL);
     pthread_mutex_destroy(&se->lock);
+    if (se->b)
+        se->b->close(se->bstate);
     free(se->qs);
     free(se);
 }
 
-static int soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
+int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
 {
     struct soft_engine *se = q->eng->priv;
+    const struct sdma_soft_backend *b = se->b;
+    struct sdma_queue_words *w = &q->words;
     struct soft_queue *sq = calloc(1, sizeof *sq);
     size_t rb = a->ring_bytes ? a->ring_bytes : SDMA_RING_DEFAULT_BYTES;
     uint32_t rflags = (a->flags & SDMA_QUEUE_SINGLE_PRODUCER) ? SDMA_RING_SINGLE_PRODUCER : 0;
@@ -269,24 +385,49 @@ static int soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a
                                                "ctl, rptr, wptr and doorbell, equal at start",
                                q->label);
         }
+        if (b) {
+            /* The ring is the caller's; the quiet word must still be the hardware's. */
+            sq->owned_ring = b->alloc(se->bstate, sizeof *w);
+            if (!sq->owned_ring) {
+                free(sq);
+                return sdma_seterr(SDMA_ERR_NOMEM, "%s: out of memory for queue words",
+                                   b->name);
+            }
+            w = memset(sq->owned_ring, 0, sizeof *w);
+        }
         rc = sdma_ring_init(&q->ring, a->ring, rb, a->ctl, a->rptr, a->wptr, a->doorbell, rflags);
     } else {
-        sq->owned_ring = aligned_alloc(4096, rb);
+        /* A backend's hardware (and GPU producers) must reach the ring and its words:
+         * they come from its allocator, the words right after the ring. */
+        sq->owned_ring = b ? b->alloc(se->bstate, rb + sizeof *w) : aligned_alloc(4096, rb);
         if (!sq->owned_ring) {
             free(sq);
-            return sdma_seterr(SDMA_ERR_NOMEM, "soft: out of memory for a %zu-byte ring", rb);
+            return sdma_seterr(SDMA_ERR_NOMEM, "%s: out of memory for a %zu-byte ring",
+                               b ? b->name : "soft", rb);
         }
-        memset(sq->owned_ring, 0, rb);
-        rc = sdma_ring_init(&q->ring, sq->owned_ring, rb, &q->words.ctl, &q->words.rptr,
-                            &q->words.wptr, &q->words.doorbell, rflags);
+        memset(sq->owned_ring, 0, rb + (b ? sizeof *w : 0));
+        if (b)
+            w = (struct sdma_queue_words *)((char *)sq->owned_ring + rb);
+        rc = sdma_ring_init(&q->ring, sq->owned_ring, rb, &w->ctl, &w->rptr, &w->wptr,
+                            &w->doorbell, rflags);
     }
     if (rc) {
-        free(sq->owned_ring);
+        soft_free_ring(se, sq->owned_ring);
         free(sq);
         return sdma_seterr(rc, "soft: queue '%s': bad ring", q->label);
     }
     /* The quiet word starts at the ring's current dword index (see sdma_queue_mark). */
-    q->words.seq = (uint32_t)(*q->ring.wptr >> 2);
+    q->seq_word = &w->seq;
+    *q->seq_word = (uint32_t)(*q->ring.wptr >> 2);
+    if (b && (rc = b->queue_open(se->bstate, q, &sq->bq))) {
+        soft_free_ring(se, sq->owned_ring);
+        free(sq);
+        return rc;
+    }
+    if (b) {
+        sq->x.ops = b->exec;
+        sq->x.ops_arg = sq->bq;
+    }
     sq->q = q;
     sq->rd = *q->ring.rptr;
     sq->x.check = q->eng->cfg.addr_check;
@@ -302,7 +443,9 @@ static int soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a
         struct soft_queue **n = realloc(se->qs, cap * sizeof *n);
         if (!n) {
             pthread_mutex_unlock(&se->lock);
-            free(sq->owned_ring);
+            if (b)
+                b->queue_close(se->bstate, sq->bq);
+            soft_free_ring(se, sq->owned_ring);
             free(sq);
             return sdma_seterr(SDMA_ERR_NOMEM, "soft: out of memory for queue '%s'", q->label);
         }
@@ -314,7 +457,7 @@ static int soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a
     return SDMA_OK;
 }
 
-static void soft_queue_close(struct sdma_queue *q)
+void sdma_soft_queue_close(struct sdma_queue *q)
 {
     struct soft_engine *se = q->eng->priv;
     struct soft_queue *sq = q->priv;
@@ -326,11 +469,13 @@ static void soft_queue_close(struct sdma_queue *q)
             break;
         }
     pthread_mutex_unlock(&se->lock);
-    free(sq->owned_ring);
+    if (se->b)
+        se->b->queue_close(se->bstate, sq->bq);
+    soft_free_ring(se, sq->owned_ring);
     free(sq);
 }
 
-static void soft_kick(struct sdma_queue *q)
+void sdma_soft_kick(struct sdma_queue *q)
 {
     soft_wake(q->eng->priv);
 }
@@ -338,9 +483,9 @@ static void soft_kick(struct sdma_queue *q)
 const struct sdma_engine_ops sdma_soft_ops = {
     .name = "soft",
     .open = soft_open,
-    .close = soft_close,
-    .queue_open = soft_queue_open,
-    .queue_close = soft_queue_close,
-    .kick = soft_kick,
-    .progress = soft_progress,
+    .close = sdma_soft_close,
+    .queue_open = sdma_soft_queue_open,
+    .queue_close = sdma_soft_queue_close,
+    .kick = sdma_soft_kick,
+    .progress = sdma_soft_progress,
 };

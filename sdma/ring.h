@@ -61,6 +61,20 @@ static inline SDMA_HD uint32_t *sdma_ring_at(const struct sdma_ring *r, uint64_t
     return r->base + ((index & (r->size - 1)) >> 2);
 }
 
+/* Tagged slots: how GPU producers publish without a doorbell (queues opened with
+ * SDMA_QUEUE_TAGGED). Every producer takes a fixed 64-byte slot (one atomic add on
+ * ctl->reserve), writes its packets there padded with a NOP whose last dword is the
+ * slot's tag, and stores the tag last with a system-scope release. The engine runs
+ * the slot at its read pointer once the tag there is that slot's: no producer waits
+ * for another, where a doorbell needs them to publish in turn. Tags of the previous
+ * lap differ (they count slots), and the first lap's memory is zero, never a tag. */
+#define SDMA_SLOT_BYTES 64u
+#define SDMA_SLOT_DW 16u
+static inline SDMA_HD uint32_t sdma_slot_tag(uint64_t index)
+{
+    return (uint32_t)(index / SDMA_SLOT_BYTES) + 1u;
+}
+
 /* Fill `ndw` dwords at ring index `index` with NOPs (the span must not cross the ring end). */
 static inline SDMA_HD void sdma_ring_fill_nops(const struct sdma_ring *r, uint64_t index,
                                                uint64_t ndw)

@@ -91,8 +91,12 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
         return SDMA_ERR_NOT_BUILT;
 #endif
     } else if (!strcmp(kind, "cuda")) {
-        snprintf(err, errlen, "cuda: not available in this build (CPU build without CUDA)");
+#ifdef SDMA_HAVE_CUDA
+        ops = &sdma_cuda_ops;
+#else
+        snprintf(err, errlen, "cuda: not available in this build (built without SHMEM_GPU=cuda)");
         return SDMA_ERR_NOT_BUILT;
+#endif
     } else if (!strcmp(kind, "auto")) {
         ops = &sdma_soft_ops;
 #ifdef SDMA_HAVE_HSAKMT
@@ -158,6 +162,11 @@ int sdma_engine_copy_2d_format(const struct sdma_engine *e)
     return e ? e->copy_2d : SDMA_COPY_2D_LARGE;
 }
 
+unsigned sdma_engine_caps(const struct sdma_engine *e)
+{
+    return e ? e->ops->caps : 0;
+}
+
 const char *sdma_engine_name(const struct sdma_engine *e)
 {
     return e ? e->ops->name : "none";
@@ -215,6 +224,7 @@ int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
     q->eng = e;
     q->flags = a->flags;
     q->seq_word = &q->words.seq;
+    q->complete = a->complete;
     snprintf(q->label, sizeof q->label, "%s", a->label ? a->label : "sdma");
     rc = e->ops->queue_open(q, a);
     if (rc) {
@@ -241,6 +251,15 @@ void sdma_queue_close(struct sdma_queue *q)
         return;
     q->eng->ops->queue_close(q);
     free(q);
+}
+
+int sdma_queue_idle(const struct sdma_queue *q)
+{
+    const struct sdma_ring *r = &q->ring;
+    uint64_t rp = sdma_load_acquire_u64(r->rptr);
+    if (q->flags & SDMA_QUEUE_TAGGED)
+        return sdma_load_acquire_u32(&sdma_ring_at(r, rp)[SDMA_SLOT_DW - 1]) != sdma_slot_tag(rp);
+    return rp == sdma_load_acquire_u64(r->doorbell);
 }
 
 const char *sdma_queue_label(const struct sdma_queue *q)
@@ -295,6 +314,9 @@ void sdma_queue_kick(struct sdma_queue *q)
 
 int sdma_queue_reserve(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot)
 {
+    if (q && (q->flags & SDMA_QUEUE_TAGGED))
+        return sdma_seterr(SDMA_ERR_INVAL, "sdma: queue '%s' takes tagged slots from GPU "
+                                           "producers only", q->label);
     if (!q || !slot || ndw == 0 || ndw > q->ring.size / 8)
         return SDMA_ERR_INVAL;
     return sdma_ring_reserve(&q->ring, (uint32_t)ndw, slot);

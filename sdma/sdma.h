@@ -61,6 +61,8 @@ struct sdma_engine_config {
     const char *ring_setting; /* name of the setting that sizes rings, quoted on "ring full" */
     int gpu;                  /* hsakmt: index of the GPU among the KFD GPU nodes */
     int copy_2d;              /* SDMA_COPY_2D_* */
+    int stream_waits;         /* cuda: POLLs on registered host words wait in the stream
+                                 too (needs CUDA_MODULE_LOADING=EAGER); 0: the proxy polls */
 };
 
 /* Open an engine of `kind` (auto|soft|hsakmt|cuda|none; NULL or "" = auto).
@@ -72,6 +74,9 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
 void sdma_engine_close(struct sdma_engine *e);
 /* "soft", "hsakmt", ... */
 const char *sdma_engine_name(const struct sdma_engine *e);
+/* What the engine can do beyond the packets. */
+#define SDMA_CAP_DEVICE_MEMORY 1u /* copies and words may be in GPU memory (IPC-mapped too) */
+unsigned sdma_engine_caps(const struct sdma_engine *e);
 /* The 2D copy packet the engine takes: SDMA_COPY_2D_LARGE or SDMA_COPY_2D_SW13 (by target). */
 int sdma_engine_copy_2d_format(const struct sdma_engine *e);
 /* Make [addr, addr+len) reachable by the engine (hsakmt: register and map it into the GPU's
@@ -89,6 +94,8 @@ int sdma_engine_progress(struct sdma_engine *e);
 /* ---- queues ---- */
 
 #define SDMA_QUEUE_SINGLE_PRODUCER 1u /* one submitting thread: skip the CAS and the wait */
+#define SDMA_QUEUE_TAGGED 2u /* producers publish tagged slots (sdma/ring.h), no doorbell:
+                                soft and cuda engines; GPU producers only */
 
 struct sdma_queue_attr {
     size_t ring_bytes; /* power of two; 0 = SDMA_RING_DEFAULT_BYTES */
@@ -103,6 +110,10 @@ struct sdma_queue_attr {
     volatile uint64_t *rptr;
     volatile uint64_t *wptr;
     volatile uint64_t *doorbell;
+    /* Optional: the engine stores here (in order with the queue's operations) the ring index
+     * below which every packet has completed, e.g. a GPU word that kernels wait on. cuda:
+     * device memory or mapped host memory; soft: host memory. */
+    volatile uint64_t *complete;
 };
 
 void sdma_queue_attr_init(struct sdma_queue_attr *a);
@@ -113,6 +124,9 @@ int sdma_queue_open(struct sdma_engine *e, size_t ring_bytes, const char *label,
 /* Packets not yet executed are dropped: quiet first. */
 void sdma_queue_close(struct sdma_queue *q);
 const char *sdma_queue_label(const struct sdma_queue *q);
+/* 1 when the engine has taken everything published to the queue (read pointer at the
+ * doorbell, or at a slot not yet tagged). */
+int sdma_queue_idle(const struct sdma_queue *q);
 /* The ring view producers use (e.g. to copy into a GPU kernel's state). */
 const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q);
 

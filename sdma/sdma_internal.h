@@ -21,6 +21,7 @@ struct sdma_engine_ops {
     int (*map)(struct sdma_engine *e, void *addr, size_t len);
     int (*unmap)(struct sdma_engine *e, void *addr);
     int (*import_dmabuf)(struct sdma_engine *e, int fd, size_t len, void **addr);
+    unsigned caps; /* SDMA_CAP_* */
 };
 
 struct sdma_engine {
@@ -53,6 +54,7 @@ struct sdma_queue {
     struct sdma_engine *eng;
     struct sdma_ring ring;
     volatile uint32_t *seq_word; /* quiet/mark fence target: low 32 bits of (index / 4) */
+    volatile uint64_t *complete; /* sdma_queue_attr.complete, or NULL */
     unsigned flags;
     int state;
     char label[64];
@@ -67,6 +69,9 @@ void sdma_queue_set_error(struct sdma_queue *q, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 extern const struct sdma_engine_ops sdma_soft_ops;
+#ifdef SDMA_HAVE_CUDA
+extern const struct sdma_engine_ops sdma_cuda_ops;
+#endif
 #ifdef SDMA_HAVE_HSAKMT
 extern const struct sdma_engine_ops sdma_hsakmt_ops;
 /* 1 when hsakmt can run here; else 0 and a message. */

@@ -24,9 +24,7 @@ int sdma_soft_default_check(void *arg, uint64_t addr, uint64_t len, int write)
     return addr >= 4096 && addr + len >= addr && addr + len <= (1ull << 47);
 }
 
-static int fail(struct sdma_soft_ctx *x, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int fail(struct sdma_soft_ctx *x, const char *fmt, ...)
+int sdma_exec_fail(struct sdma_soft_ctx *x, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -55,7 +53,7 @@ static double now(struct sdma_soft_ctx *x)
 #define NEED(n)                                                                              \
     do {                                                                                     \
         if (avail < (n))                                                                     \
-            return fail(x, "truncated packet: %zu of %u dwords before the write pointer or " \
+            return sdma_exec_fail(x, "truncated packet: %zu of %u dwords before the write pointer or " \
                            "the ring end", avail, (unsigned)(n));                            \
     } while (0)
 
@@ -82,29 +80,25 @@ static int span(const struct rect *r, uint64_t width, uint64_t rows, uint64_t de
 static int copy_rect(struct sdma_soft_ctx *x, const struct rect *dst, const struct rect *src,
                      uint64_t width, uint64_t rows, uint64_t depth)
 {
-    uint64_t s0, slen, d0, dlen, z, y, plane;
+    uint64_t s0, slen, d0, dlen, plane;
     int ovf = __builtin_mul_overflow(rows - 1, dst->pitch, &plane) ||
               __builtin_add_overflow(plane, width, &plane);
     /* Destination rows and slices must not overlap: then the bytes written are bounded by
      * the checked destination span, and the result is well defined. */
     if (ovf || dst->pitch < width || (depth > 1 && plane > dst->slice))
-        return fail(x, "destination rows or slices overlap (width %llu, pitch %llu, slice %llu)",
+        return sdma_exec_fail(x, "destination rows or slices overlap (width %llu, pitch %llu, slice %llu)",
                     (unsigned long long)width, (unsigned long long)dst->pitch,
                     (unsigned long long)dst->slice);
     if (!span(src, width, rows, depth, &s0, &slen) || !check(x, s0, slen, 0))
-        return fail(x, "source window at 0x%llx (%llux%llux%llu) not accessible",
+        return sdma_exec_fail(x, "source window at 0x%llx (%llux%llux%llu) not accessible",
                     (unsigned long long)src->base, (unsigned long long)width,
                     (unsigned long long)rows, (unsigned long long)depth);
     if (!span(dst, width, rows, depth, &d0, &dlen) || !check(x, d0, dlen, 1))
-        return fail(x, "destination window at 0x%llx (%llux%llux%llu) not accessible",
+        return sdma_exec_fail(x, "destination window at 0x%llx (%llux%llux%llu) not accessible",
                     (unsigned long long)dst->base, (unsigned long long)width,
                     (unsigned long long)rows, (unsigned long long)depth);
-    for (z = 0; z < depth; z++)
-        for (y = 0; y < rows; y++)
-            memmove((char *)(uintptr_t)(d0 + z * dst->slice + y * dst->pitch),
-                    (const char *)(uintptr_t)(s0 + z * src->slice + y * src->pitch),
-                    (size_t)width);
-    return SDMA_EXEC_DONE;
+    return x->ops->copy(x, d0, dst->pitch, dst->slice, s0, src->pitch, src->slice, width, rows,
+                        depth);
 }
 
 static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
@@ -114,19 +108,18 @@ static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         uint64_t n, src, dst;
         NEED(SDMA_COPY_LINEAR_DW);
         if (dw[0] & (1u << 27))
-            return fail(x, "broadcast copy not supported");
+            return sdma_exec_fail(x, "broadcast copy not supported");
         n = (uint64_t)(dw[1] & 0x3FFFFFFFu) + 1;
         src = addr64(dw + 3);
         dst = addr64(dw + 5);
         if (!check(x, src, n, 0))
-            return fail(x, "copy source 0x%llx (+%llu bytes) not accessible",
+            return sdma_exec_fail(x, "copy source 0x%llx (+%llu bytes) not accessible",
                         (unsigned long long)src, (unsigned long long)n);
         if (!check(x, dst, n, 1))
-            return fail(x, "copy destination 0x%llx (+%llu bytes) not accessible",
+            return sdma_exec_fail(x, "copy destination 0x%llx (+%llu bytes) not accessible",
                         (unsigned long long)dst, (unsigned long long)n);
-        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, (size_t)n);
         *used = SDMA_COPY_LINEAR_DW;
-        return SDMA_EXEC_DONE;
+        return x->ops->copy(x, dst, n, n, src, n, n, n, 1, 1);
     }
     if (sub == SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW_LARGE) {
         struct rect s, d;
@@ -152,7 +145,7 @@ static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         unsigned e = dw[0] >> 29;
         NEED(SDMA_COPY_2D_SW13_DW);
         if (e > 4)
-            return fail(x, "sub-window element size 2^%u bytes not valid", e);
+            return sdma_exec_fail(x, "sub-window element size 2^%u bytes not valid", e);
         s.base = addr64(dw + 1);
         s.x = (uint64_t)(dw[3] & 0x3FFF) << e;
         s.y = (dw[3] >> 16) & 0x3FFF;
@@ -169,10 +162,10 @@ static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         return copy_rect(x, &d, &s, ((uint64_t)(dw[11] & 0x3FFF) + 1) << e,
                          (uint64_t)((dw[11] >> 16) & 0x3FFF) + 1, (uint64_t)(dw[12] & 0x7FF) + 1);
     }
-    return fail(x, "copy sub-op %u not supported", sub);
+    return sdma_exec_fail(x, "copy sub-op %u not supported", sub);
 }
 
-static int poll_cmp(uint32_t v, uint32_t ref, unsigned func)
+int sdma_poll_holds(uint32_t v, uint32_t ref, unsigned func)
 {
     switch (func) {
     case SDMA_POLL_ALWAYS: return 1;
@@ -194,6 +187,7 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     uint64_t addr;
     uint32_t v, ref, mask;
     double t;
+    int rc;
     NEED(SDMA_POLL_DW);
     func = (dw[0] >> 28) & 7;
     addr = addr64(dw + 1);
@@ -202,11 +196,11 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     interval = dw[5] & 0xFFFF;
     retry = (dw[5] >> 16) & 0xFFF;
     if (!(dw[0] & SDMA_POLL_MEM))
-        return fail(x, "register poll not supported (mem_poll bit clear)");
+        return sdma_exec_fail(x, "register poll not supported (mem_poll bit clear)");
     if (func > SDMA_POLL_GT)
-        return fail(x, "poll function %u not valid", func);
+        return sdma_exec_fail(x, "poll function %u not valid", func);
     if ((addr & 3) || !check(x, addr, 4, 0))
-        return fail(x, "poll address 0x%llx not accessible or not 4-byte aligned",
+        return sdma_exec_fail(x, "poll address 0x%llx not accessible or not 4-byte aligned",
                     (unsigned long long)addr);
     t = now(x);
     if (!x->poll_active) {
@@ -217,21 +211,22 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     }
     if (t < x->wait_until)
         return SDMA_EXEC_WAIT;
-    /* Acquire pairs with the release store (or release RMW) that opens the gate: the data
-     * the gate protects is visible to the packets behind this poll. */
-    v = __atomic_load_n((const uint32_t *)(uintptr_t)addr, __ATOMIC_ACQUIRE);
     x->poll_checks++;
-    if (poll_cmp(v & mask, ref, func)) {
+    v = 0;
+    rc = x->ops->poll(x, addr, ref, mask, func, &v);
+    if (rc < 0)
+        return SDMA_EXEC_ERROR; /* the executor said why */
+    if (rc) {
         x->poll_active = 0;
         *used = SDMA_POLL_DW;
         return SDMA_EXEC_DONE;
     }
     if (retry != SDMA_POLL_RETRY_FOREVER && x->poll_checks > retry)
-        return fail(x, "poll gave up after %u checks: word at 0x%llx is 0x%08x (mask 0x%08x), "
+        return sdma_exec_fail(x, "poll gave up after %u checks: word at 0x%llx is 0x%08x (mask 0x%08x), "
                        "waiting for %s 0x%08x",
                     x->poll_checks, (unsigned long long)addr, v, mask, poll_names[func], ref);
     if (t - x->poll_start >= x->poll_timeout_s)
-        return fail(x, "poll deadline of %.3g s expired: word at 0x%llx is 0x%08x (mask 0x%08x), "
+        return sdma_exec_fail(x, "poll deadline of %.3g s expired: word at 0x%llx is 0x%08x (mask 0x%08x), "
                        "waiting for %s 0x%08x",
                     x->poll_timeout_s, (unsigned long long)addr, v, mask, poll_names[func], ref);
     /* Soft engine: interval is in microseconds. */
@@ -252,12 +247,67 @@ static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail
     src = addr64(dw + 3);
     cmp = addr64(dw + 5);
     if (dw[0] & (1u << 16))
-        return fail(x, "atomic loop mode not supported");
+        return sdma_exec_fail(x, "atomic loop mode not supported");
     if (base != SDMA_ATOMIC_ADD32 && base != SDMA_ATOMIC_CMPSWAP32 && base != SDMA_ATOMIC_SWAP32)
-        return fail(x, "atomic operation 0x%02x not supported", op);
+        return sdma_exec_fail(x, "atomic operation 0x%02x not supported", op);
     if ((addr & (is64 ? 7 : 3)) || !check(x, addr, is64 ? 8 : 4, 1))
-        return fail(x, "atomic address 0x%llx not accessible or not %d-byte aligned",
+        return sdma_exec_fail(x, "atomic address 0x%llx not accessible or not %d-byte aligned",
                     (unsigned long long)addr, is64 ? 8 : 4);
+    *used = SDMA_ATOMIC_DW;
+    return x->ops->atomic(x, addr, base, is64, src, cmp);
+}
+
+static void fill(unsigned char *d, uint64_t n, uint32_t pattern, unsigned unit)
+{
+    uint64_t have, i;
+    for (i = 0; i < unit && i < n; i++)
+        d[i] = (unsigned char)(pattern >> (8 * i));
+    /* Double the filled prefix until done. */
+    for (have = i; have < n;) {
+        uint64_t k = have < n - have ? have : n - have;
+        memcpy(d + have, d, (size_t)k);
+        have += k;
+    }
+}
+
+/* ---- the host executor (the soft engine) ---- */
+
+static int host_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint64_t dslice,
+                     uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width,
+                     uint64_t rows, uint64_t depth)
+{
+    uint64_t z, y;
+    (void)x;
+    for (z = 0; z < depth; z++)
+        for (y = 0; y < rows; y++)
+            memmove((char *)(uintptr_t)(dst + z * dslice + y * dpitch),
+                    (const char *)(uintptr_t)(src + z * sslice + y * spitch), (size_t)width);
+    return SDMA_EXEC_DONE;
+}
+
+static int host_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_t mask,
+                     unsigned func, uint32_t *seen)
+{
+    (void)x;
+    /* Acquire pairs with the release store (or release RMW) that opens the gate: the data
+     * the gate protects is visible to the packets behind this poll. */
+    *seen = __atomic_load_n((const uint32_t *)(uintptr_t)addr, __ATOMIC_ACQUIRE);
+    return sdma_poll_holds(*seen & mask, ref, func);
+}
+
+static int host_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
+{
+    (void)x;
+    /* Release: every earlier packet of this queue ran on this thread before; a waiter
+     * that acquires the fence word sees all of their writes. */
+    __atomic_store_n((uint32_t *)(uintptr_t)addr, value, __ATOMIC_RELEASE);
+    return SDMA_EXEC_DONE;
+}
+
+static int host_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64,
+                       uint64_t src, uint64_t cmp)
+{
+    (void)x;
     /* Sequentially consistent read-modify-writes: they also release the effects of every
      * earlier packet of this queue (executed in order by this thread) to whoever acquires
      * the word. The returned (old) value has no destination in the packet and is dropped. */
@@ -279,22 +329,30 @@ static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail
             __atomic_compare_exchange_n(p, &c32, (uint32_t)src, 0, __ATOMIC_SEQ_CST,
                                         __ATOMIC_SEQ_CST);
     }
-    *used = SDMA_ATOMIC_DW;
     return SDMA_EXEC_DONE;
 }
 
-static void fill(unsigned char *d, uint64_t n, uint32_t pattern, unsigned unit)
+static int host_fill(struct sdma_soft_ctx *x, uint64_t dst, uint64_t bytes, uint32_t pattern,
+                     unsigned unit)
 {
-    uint64_t have, i;
-    for (i = 0; i < unit && i < n; i++)
-        d[i] = (unsigned char)(pattern >> (8 * i));
-    /* Double the filled prefix until done. */
-    for (have = i; have < n;) {
-        uint64_t k = have < n - have ? have : n - have;
-        memcpy(d + have, d, (size_t)k);
-        have += k;
-    }
+    (void)x;
+    fill((unsigned char *)(uintptr_t)dst, bytes, pattern, unit);
+    return SDMA_EXEC_DONE;
 }
+
+static int host_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
+{
+    struct timespec ts;
+    uint64_t v;
+    (void)x;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    v = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec; /* nanoseconds */
+    __atomic_store_n((uint64_t *)(uintptr_t)addr, v, __ATOMIC_RELEASE);
+    return SDMA_EXEC_DONE;
+}
+
+const struct sdma_exec_ops sdma_host_exec = {host_copy, host_poll, host_fence, host_atomic,
+                                              host_fill, host_timestamp};
 
 static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
 {
@@ -303,22 +361,23 @@ static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     NEED(SDMA_CONST_FILL_DW);
     size = dw[0] >> 30;
     if (size > SDMA_FILL_DWORD)
-        return fail(x, "fill size %u not valid", size);
+        return sdma_exec_fail(x, "fill size %u not valid", size);
     dst = addr64(dw + 1);
     n = (uint64_t)(dw[4] & 0x3FFFFFFFu) + 1;
     if (!check(x, dst, n, 1))
-        return fail(x, "fill destination 0x%llx (+%llu bytes) not accessible",
+        return sdma_exec_fail(x, "fill destination 0x%llx (+%llu bytes) not accessible",
                     (unsigned long long)dst, (unsigned long long)n);
-    fill((unsigned char *)(uintptr_t)dst, n, dw[3], 1u << size);
     *used = SDMA_CONST_FILL_DW;
-    return SDMA_EXEC_DONE;
+    return x->ops->fill(x, dst, n, dw[3], 1u << size);
 }
 
 int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
 {
     uint64_t addr;
+    if (!x->ops)
+        x->ops = &sdma_host_exec;
     if (avail == 0)
-        return fail(x, "no packet");
+        return sdma_exec_fail(x, "no packet");
     x->op = dw[0] & 0xFF;
     x->sub_op = (dw[0] >> 8) & 0xFF;
     switch (x->op) {
@@ -334,13 +393,10 @@ int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, si
         NEED(SDMA_FENCE_DW);
         addr = addr64(dw + 1);
         if ((addr & 3) || !check(x, addr, 4, 1))
-            return fail(x, "fence address 0x%llx not accessible or not 4-byte aligned",
+            return sdma_exec_fail(x, "fence address 0x%llx not accessible or not 4-byte aligned",
                         (unsigned long long)addr);
-        /* Release: every earlier packet of this queue ran on this thread before; a waiter
-         * that acquires the fence word sees all of their writes. */
-        __atomic_store_n((uint32_t *)(uintptr_t)addr, dw[3], __ATOMIC_RELEASE);
         *used = SDMA_FENCE_DW;
-        return SDMA_EXEC_DONE;
+        return x->ops->fence(x, addr, dw[3]);
     case SDMA_OP_TRAP:
         NEED(SDMA_TRAP_DW);
         if (x->trap)
@@ -353,23 +409,17 @@ int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, si
         return exec_atomic(x, dw, avail, used);
     case SDMA_OP_CONST_FILL:
         return exec_fill(x, dw, avail, used);
-    case SDMA_OP_TIMESTAMP: {
-        struct timespec ts;
-        uint64_t v;
+    case SDMA_OP_TIMESTAMP:
         NEED(SDMA_TIMESTAMP_DW);
         if (x->sub_op != SDMA_SUBOP_TIMESTAMP_GET_GLOBAL && x->sub_op != 1)
-            return fail(x, "timestamp sub-op %u not supported", x->sub_op);
+            return sdma_exec_fail(x, "timestamp sub-op %u not supported", x->sub_op);
         addr = addr64(dw + 1);
         if ((addr & 31) || !check(x, addr, 8, 1))
-            return fail(x, "timestamp address 0x%llx not accessible or not 32-byte aligned",
+            return sdma_exec_fail(x, "timestamp address 0x%llx not accessible or not 32-byte aligned",
                         (unsigned long long)addr);
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        v = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec; /* nanoseconds */
-        __atomic_store_n((uint64_t *)(uintptr_t)addr, v, __ATOMIC_RELEASE);
         *used = SDMA_TIMESTAMP_DW;
-        return SDMA_EXEC_DONE;
-    }
+        return x->ops->timestamp(x, addr);
     default:
-        return fail(x, "unknown or unsupported opcode");
+        return sdma_exec_fail(x, "unknown or unsupported opcode");
     }
 }
