@@ -72,6 +72,15 @@ SHMEMI_PTX_ST(shmemi_arch_st_rel32, "release", uint32_t, 32, "r")
 SHMEMI_PTX_ST(shmemi_arch_st_rel64, "release", uint64_t, 64, "l")
 SHMEMI_PTX_ST(shmemi_arch_st_rlx32, "relaxed", uint32_t, 32, "r")
 SHMEMI_PTX_ST(shmemi_arch_st_rlx64, "relaxed", uint64_t, 64, "l")
+/* Device (GPU) scope: for words only this GPU's threads share. */
+SHMEMI_DFN uint64_t shmemi_arch_ld_acq64_dev(const void *p) {
+    uint64_t v;
+    asm volatile("ld.acquire.gpu.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+SHMEMI_DFN void shmemi_arch_st_rel64_dev(void *p, uint64_t v) {
+    asm volatile("st.release.gpu.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 #undef SHMEMI_PTX_LD
 #undef SHMEMI_PTX_ST
 #else
@@ -109,6 +118,22 @@ SHMEMI_DFN void shmemi_arch_st_rlx32(void *p, uint32_t v) {
 SHMEMI_DFN void shmemi_arch_st_rlx64(void *p, uint64_t v) {
     SHMEMI_ATOMIC_ST(p, v, __ATOMIC_RELAXED, uint64_t);
 }
+/* Device (GPU) scope: for words only this GPU's threads share. */
+#if defined(SHMEMI_DEV_GPU)
+SHMEMI_DFN uint64_t shmemi_arch_ld_acq64_dev(const void *p) {
+    return __hip_atomic_load((const uint64_t *)p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+}
+SHMEMI_DFN void shmemi_arch_st_rel64_dev(void *p, uint64_t v) {
+    __hip_atomic_store((uint64_t *)p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+}
+#else
+SHMEMI_DFN uint64_t shmemi_arch_ld_acq64_dev(const void *p) {
+    return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+}
+SHMEMI_DFN void shmemi_arch_st_rel64_dev(void *p, uint64_t v) {
+    __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
+}
+#endif
 #undef SHMEMI_ATOMIC_LD
 #undef SHMEMI_ATOMIC_ST
 #endif
@@ -163,6 +188,21 @@ SHMEMI_DFN uint64_t shmemi_arch_amo64(int op, void *p, uint64_t v, uint64_t cond
     SHMEMI_AMO_BODY(unsigned long long)
 }
 #undef SHMEMI_AMO_BODY
+
+/* *p = max(*p, v), relaxed, at device scope: for words only this GPU's
+ * threads update and read. */
+SHMEMI_DFN void shmemi_arch_max64(uint64_t *p, uint64_t v) {
+#if defined(SHMEMI_DEV_CUDA)
+    atomicMax((unsigned long long *)p, (unsigned long long)v);
+#elif defined(SHMEMI_DEV_GPU)
+    __hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+#else
+    uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED))
+        ;
+#endif
+}
 
 /* ------------------------------------------------------------------ fences */
 /* Every earlier access of this thread (and, by cumulativity, everything it has

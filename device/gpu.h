@@ -53,6 +53,8 @@ typedef struct cudaPointerAttributes hipPointerAttribute_t;
 #define hipStreamNonBlocking cudaStreamNonBlocking
 #define hipHostMallocDefault cudaHostAllocDefault
 #define hipHostMallocMapped cudaHostAllocMapped
+#define hipHostMallocPortable cudaHostAllocPortable
+#define hipHostRegisterPortable cudaHostRegisterPortable
 #define hipHostRegisterDefault cudaHostRegisterDefault
 #define hipHostRegisterMapped cudaHostRegisterMapped
 #define hipEventDisableTiming cudaEventDisableTiming

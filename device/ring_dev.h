@@ -1,11 +1,12 @@
 /* Device-side copy-engine enqueue: a wave writes COPY_LINEAR packets into an
  * SDMA ring with one reservation (sdma/ring.h protocol, shared/docs/SDMA.md).
  *
- * This is the AMD path of large device _nbi puts (the kernel writes packets,
- * the copy engine moves the bytes). The device state carries no queue yet, so
- * device _nbi puts are stores on both vendors; tests/gpu/ring_soft.cu runs
- * this function on a real GPU against the soft engine (ring in host memory
- * mapped to the GPU), and tests/unit/test_dev_api.c on the CPU.
+ * This is the path of large workgroup and wave _nbi puts (the kernel writes
+ * packets, the copy engine moves the bytes): into the device-driven queues of
+ * the cuda engine on NVIDIA (its proxy thread reads the ring), and of the
+ * hsakmt engine on AMD. tests/gpu/ring_soft.cu runs this function on a real GPU
+ * against the soft engine (ring in host memory mapped to the GPU), and
+ * tests/unit/test_dev_api.c on the CPU.
  *
  * Why one reservation per wave: lanes of a wave execute in lock-step (AMD; and
  * a diverged CUDA warp may too). If each lane reserved its own slot, a lane
@@ -27,6 +28,76 @@
 #include "sdma/ring.h"
 #include "sdma/status.h"
 
+/* Publish a reserved slot whose packet the caller's wave has written: the
+ * ring protocol's commit (sdma/ring.h) with the scopes a GPU needs, and no
+ * system-scope fence inside the turn-taking, which serializes all producers:
+ *  - one system-scope fence first, outside the turn: the wave's packet stores
+ *    (ordered to this lane by the wave barrier before the call) are visible to
+ *    the engine before anything this lane stores later;
+ *  - wait for the turn with device-scope acquires (`committed` is GPU memory);
+ *  - wptr and doorbell are relaxed system-scope stores: they come after the
+ *    previous producer's in causality order (its release of `committed`, our
+ *    acquire), so their coherence order on each word is ascending, and the
+ *    engine never sees the index go back;
+ *  - hand the turn on with a device-scope release. */
+SHMEMI_DFN void shmemi_dev_ring_commit(const struct sdma_ring *r, const struct sdma_ring_slot *slot) {
+    struct sdma_ring_ctl *c = r->ctl;
+    unsigned spins = 0;
+    shmemi_arch_fence_sys();
+    if (!(r->flags & SDMA_RING_SINGLE_PRODUCER))
+        while (shmemi_arch_ld_acq64_dev(&c->committed) != slot->start)
+            shmemi_arch_pause(&spins);
+    shmemi_arch_st_rlx64((void *)r->wptr, slot->end);
+    shmemi_arch_st_rlx64((void *)r->doorbell, slot->end);
+    shmemi_arch_st_rel64_dev(&c->committed, slot->end);
+}
+
+/* One thread queues one COPY_LINEAR of `bytes` (1 .. SDMA_COPY_LINEAR_MAX) in a
+ * tagged slot (sdma/ring.h; the queue was opened with SDMA_QUEUE_TAGGED): one
+ * atomic add reserves the slot, the packet and its padding go in, and the tag
+ * is stored last with a system-scope release. No producer waits for another.
+ * First the ring must have room: SDMA_ERR_TIMEOUT (nothing queued) when it
+ * stays full for timeout_ns (0: no limit) before the slot is taken; once taken
+ * the slot is always published (the engine frees the room it waits for).
+ * *end: the ring index just past the slot. */
+SHMEMI_DFN int shmemi_dev_ring_copy_tagged(const struct sdma_ring *r, uint64_t dst, uint64_t src,
+                                           uint64_t bytes, uint64_t timeout_ns, uint64_t *end) {
+    struct sdma_ring_ctl *c = r->ctl;
+    uint64_t rp, idx, deadline = timeout_ns ? shmemi_arch_now_ns() + timeout_ns : 0;
+    unsigned spins = 0;
+    if (bytes == 0 || bytes > SDMA_COPY_LINEAR_MAX)
+        return SDMA_ERR_INVAL;
+    /* Room for one more slot beyond everything reserved so far (a hint: racing
+     * producers may each see room for themselves only; they then wait below). */
+    rp = shmemi_arch_ld_rlx64(&c->cached_rptr);
+    while (shmemi_arch_ld_rlx64(&c->reserve) + SDMA_SLOT_BYTES - rp > r->size) {
+        rp = shmemi_arch_ld_acq64((const void *)r->rptr);
+        shmemi_arch_st_rlx64(&c->cached_rptr, rp);
+        if (shmemi_arch_ld_rlx64(&c->reserve) + SDMA_SLOT_BYTES - rp <= r->size)
+            break;
+        if (deadline && (spins & 63) == 63 && shmemi_arch_now_ns() > deadline)
+            return SDMA_ERR_TIMEOUT;
+        shmemi_arch_pause(&spins);
+    }
+    idx = shmemi_arch_amo64(SHMEMI_AMO_ADD, &c->reserve, SDMA_SLOT_BYTES, 0);
+    /* The slot's memory is free once the engine's read pointer is past its
+     * previous lap (acquire: the engine's reads of it are done). */
+    while (idx + SDMA_SLOT_BYTES - rp > r->size) {
+        rp = shmemi_arch_ld_acq64((const void *)r->rptr);
+        shmemi_arch_pause(&spins);
+    }
+    {
+        uint32_t *d = sdma_ring_at(r, idx);
+        (void)sdma_pkt_copy_linear(d, dst, src, (uint32_t)bytes);
+        (void)sdma_pkt_nop(d + SDMA_COPY_LINEAR_DW, SDMA_SLOT_DW - SDMA_COPY_LINEAR_DW);
+        /* Release (system): the packet, and everything the caller ordered before
+         * (the group's writes to src), before the tag the engine acquires. */
+        shmemi_arch_st_rel32(&d[SDMA_SLOT_DW - 1], sdma_slot_tag(idx));
+    }
+    *end = idx + SDMA_SLOT_BYTES;
+    return SDMA_OK;
+}
+
 /* Called by every active lane of a wave (divergent callers are fine: the
  * active mask decides), each with its own copy of `bytes` (0 .. 
  * SDMA_COPY_LINEAR_MAX; 0 places a NOP) from src to dst, both addresses as the
@@ -34,9 +105,10 @@
  * once the packets are published (wptr and doorbell stored, released at system
  * scope), SDMA_ERR_INVAL (a size out of range: nothing queued by any lane),
  * or SDMA_ERR_TIMEOUT (ring still full after timeout_ns; 0 = no limit; nothing
- * queued). Completion is the caller's: a FENCE after, or the data itself. */
+ * queued). Completion is the caller's: a FENCE after, the data itself, or the
+ * queue's completion index reaching *end (when end is not NULL). */
 SHMEMI_DFN int shmemi_dev_ring_copy_wave(const struct sdma_ring *r, uint64_t dst, uint64_t src,
-                                         uint64_t bytes, uint64_t timeout_ns) {
+                                         uint64_t bytes, uint64_t timeout_ns, uint64_t *end) {
     shmemi_lanemask_t mask = shmemi_arch_active();
     unsigned lane = shmemi_arch_lane();
     unsigned leader = shmemi_arch_lowest(mask);
@@ -92,8 +164,10 @@ SHMEMI_DFN int shmemi_dev_ring_copy_wave(const struct sdma_ring *r, uint64_t dst
      * which the engine acquires. */
     shmemi_arch_wave_sync(mask);
     if (lane == leader)
-        sdma_ring_commit(r, &slot);
+        shmemi_dev_ring_commit(r, &slot);
     shmemi_arch_wave_sync(mask);
+    if (end) /* the ring index just past this wave's packets */
+        *end = shmemi_arch_bcast64(mask, slot.end, leader);
     return SDMA_OK;
 }
 

@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHMEMI_DEVICE_STATE_VERSION 2
+#include "sdma/ring.h"
+
+#define SHMEMI_DEVICE_STATE_VERSION 3
 /* Peers whose heap base sits in the state itself (one constant-cache load on
  * the RMA fast path); PEs beyond go through peer_heap. */
 #define SHMEMI_DEV_INLINE_PEERS 16
@@ -38,6 +40,16 @@ struct shmemi_dev_ctl {
 };
 #define SHMEMI_DEV_CTL_SIZE ((size_t)64 * 1024)
 
+/* A device-driven copy-engine queue to one peer: kernels write COPY packets
+ * into its ring (device/ring_dev.h), the engine moves the bytes. The ring,
+ * rptr, wptr and doorbell are in mapped host memory (the cuda engine's proxy
+ * reads them); the producers' ctl and the two indices below are GPU memory. */
+struct shmemi_dev_queue {
+    struct sdma_ring ring;
+    uint64_t *published;         /* highest ring index a producer committed (atomic max) */
+    const uint64_t *complete;    /* the engine's index below which all packets completed */
+};
+
 struct shmemi_device_state {
     int version;   /* SHMEMI_DEVICE_STATE_VERSION */
     int my_pe;
@@ -49,6 +61,11 @@ struct shmemi_device_state {
                                 (peer_heap[my_pe] == heap_base) */
     struct shmemi_dev_ctl *ctl; /* this PE's control area (end of its heap) */
     char *peer_base[SHMEMI_DEV_INLINE_PEERS]; /* peer_heap[pe] for pe < 16 */
+    /* Device array [n_pes] (entry my_pe unused), or NULL: no copy engine
+     * reaches the device heap, and every device put is stores. */
+    const struct shmemi_dev_queue *queues;
+    size_t ce_min_bytes;  /* workgroup/wave _nbi puts of at least this use the queues */
+    uint64_t ce_timeout_ns; /* a full ring after this long: the put is done by stores */
 };
 
 #endif

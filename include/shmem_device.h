@@ -22,9 +22,11 @@
  * atomics on the peer's word; fence and quiet are system-scope fences (a
  * store is complete once a later system-scope release has ordered it);
  * waits are system-scope acquire loads, unbounded as the specification says,
- * with a short hot spin and then back-off. Device _nbi puts are stores on both
- * vendors; the AMD copy-engine path (device/ring_dev.h: a wave writes COPY
- * packets into an SDMA ring) is exercised by tests/gpu/ring_soft.cu.
+ * with a short hot spin and then back-off. Workgroup and wave _nbi puts of at
+ * least SHMEM_DEVICE_NBI_THRESHOLD bytes go to the copy engine when one reaches
+ * the device heap: the group's first thread writes a COPY packet into the
+ * device-driven queue to the peer (device/ring_dev.h), and quiet waits for the
+ * queue's completion index. Everything else is stores.
  *
  * long double: GPU device code has no x87 long double (HIP: 8 bytes against
  * the host's 16; CUDA: computed as double), so shmem_longdouble_* have no
@@ -201,10 +203,63 @@ SHMEMI_DFN void shmemi_dev_getmem_nbi(void *dest, const void *source, size_t nel
     shmemi_dev_getmem(dest, source, nelems, pe);
 }
 
+/* ------------------------------------------------- copy-engine _nbi puts */
+/* The queue a group's _nbi put of n bytes to pe goes to, or NULL (stores). */
+SHMEMI_DFN const struct shmemi_dev_queue *shmemi_dev_ce_queue(int pe, size_t n) {
+    const struct shmemi_device_state *st = SHMEMI_DST;
+    if (!st->queues || n < st->ce_min_bytes || n == 0 || pe == st->my_pe)
+        return 0;
+    return &st->queues[pe];
+}
+
+/* One thread queues the copy (in packets of at most SDMA_COPY_LINEAR_MAX
+ * bytes) and publishes how far the ring must complete. The group's writes to
+ * src were ordered before this thread's by the caller's group barrier; the
+ * commit's system-scope release makes them visible to the engine (cumulative).
+ * A ring still full after ce_timeout_ns: the rest is copied by stores. */
+SHMEMI_DFN void shmemi_dev_ce_put(const struct shmemi_dev_queue *q, char *dst, const char *src,
+                                  size_t n) {
+    while (n) {
+        size_t k = n > SDMA_COPY_LINEAR_MAX ? (size_t)SDMA_COPY_LINEAR_MAX : n;
+        uint64_t end = 0;
+        if (shmemi_dev_ring_copy_tagged(&q->ring, (uint64_t)(uintptr_t)dst,
+                                        (uint64_t)(uintptr_t)src, k, SHMEMI_DST->ce_timeout_ns,
+                                        &end) != SDMA_OK) {
+            shmemi_dev_copy_par(dst, src, n, 0, 1);
+            return;
+        }
+        shmemi_arch_max64(q->published, end);
+        dst += k;
+        src += k;
+        n -= k;
+    }
+}
+
+/* Wait until the engine completed every packet any producer of this PE
+ * committed before (its completion index passes what was published). */
+SHMEMI_DFN void shmemi_dev_ce_quiet(void) {
+    const struct shmemi_device_state *st = SHMEMI_DST;
+    if (!st->queues)
+        return;
+    for (int pe = 0; pe < st->n_pes; pe++) {
+        const struct shmemi_dev_queue *q = &st->queues[pe];
+        if (pe == st->my_pe)
+            continue;
+        uint64_t want = shmemi_arch_ld_acq64(q->published);
+        unsigned spins = 0;
+        /* Acquire (system): the engine writes the index after its copies, with
+         * a fence; the copied bytes are visible once the index is. */
+        while (shmemi_arch_ld_acq64(q->complete) < want)
+            shmemi_arch_pause(&spins);
+    }
+}
+
 /* ------------------------------------------------------ ordering, signals */
 SHMEMI_DFN void shmemi_dev_quiet(void) {
-    /* Release at system scope: every store/AMO this thread issued (and all it
-     * synchronized with) is visible to any later acquirer on any PE. */
+    /* Copy-engine puts of this PE have completed, then a release at system
+     * scope: every store/AMO this thread issued (and all it synchronized
+     * with) is visible to any later acquirer on any PE. */
+    shmemi_dev_ce_quiet();
     shmemi_arch_fence_sys();
 }
 SHMEMI_DFN void shmemi_dev_fence(void) { shmemi_arch_fence_sys(); }
@@ -802,7 +857,18 @@ SHMEMI_STD(void, sync_all, (void), ())
 /* Every thread of the group calls with the same arguments. The blocking
  * forms end with a group barrier: on return the whole group's stores are
  * issued (source reusable) and, for gets, dest is readable by every thread. */
+/* _nbi puts of at least ce_min_bytes go to the copy engine (one packet from
+ * the group's first thread); smaller ones, and the blocking forms, are the
+ * group's stores. */
 SHMEMI_DFN void shmemi_dev_putmem_nbi_wg(void *dest, const void *source, size_t nelems, int pe) {
+    const struct shmemi_dev_queue *q = shmemi_dev_ce_queue(pe, nelems);
+    if (q) {
+        shmemi_arch_wg_sync(); /* the group's writes to source come first */
+        if (shmemi_arch_wg_rank() == 0)
+            shmemi_dev_ce_put(q, (char *)shmemi_dev_peer(dest, pe), (const char *)source, nelems);
+        shmemi_arch_wg_sync(); /* any thread's quiet now covers the group's put */
+        return;
+    }
     shmemi_dev_copy_par(shmemi_dev_peer(dest, pe), source, nelems, shmemi_arch_wg_rank(),
                         shmemi_arch_wg_size());
 }
@@ -811,7 +877,8 @@ SHMEMI_DFN void shmemi_dev_getmem_nbi_wg(void *dest, const void *source, size_t 
                         shmemi_arch_wg_size());
 }
 SHMEMI_DFN void shmemi_dev_putmem_wg(void *dest, const void *source, size_t nelems, int pe) {
-    shmemi_dev_putmem_nbi_wg(dest, source, nelems, pe);
+    shmemi_dev_copy_par(shmemi_dev_peer(dest, pe), source, nelems, shmemi_arch_wg_rank(),
+                        shmemi_arch_wg_size());
     shmemi_arch_wg_sync();
 }
 SHMEMI_DFN void shmemi_dev_getmem_wg(void *dest, const void *source, size_t nelems, int pe) {
@@ -819,6 +886,14 @@ SHMEMI_DFN void shmemi_dev_getmem_wg(void *dest, const void *source, size_t nele
     shmemi_arch_wg_sync();
 }
 SHMEMI_DFN void shmemi_dev_putmem_nbi_wave(void *dest, const void *source, size_t nelems, int pe) {
+    const struct shmemi_dev_queue *q = shmemi_dev_ce_queue(pe, nelems);
+    if (q) {
+        shmemi_arch_wave_sync(shmemi_arch_active()); /* the wave's writes to source first */
+        if (shmemi_arch_lane() == 0)
+            shmemi_dev_ce_put(q, (char *)shmemi_dev_peer(dest, pe), (const char *)source, nelems);
+        shmemi_arch_wave_sync(shmemi_arch_active()); /* any lane's quiet covers the put */
+        return;
+    }
     shmemi_dev_copy_par(shmemi_dev_peer(dest, pe), source, nelems, shmemi_arch_lane(),
                         shmemi_arch_wave_threads());
 }
@@ -827,7 +902,8 @@ SHMEMI_DFN void shmemi_dev_getmem_nbi_wave(void *dest, const void *source, size_
                         shmemi_arch_wave_threads());
 }
 SHMEMI_DFN void shmemi_dev_putmem_wave(void *dest, const void *source, size_t nelems, int pe) {
-    shmemi_dev_putmem_nbi_wave(dest, source, nelems, pe);
+    shmemi_dev_copy_par(shmemi_dev_peer(dest, pe), source, nelems, shmemi_arch_lane(),
+                        shmemi_arch_wave_threads());
     shmemi_arch_wave_sync(shmemi_arch_active());
 }
 SHMEMI_DFN void shmemi_dev_getmem_wave(void *dest, const void *source, size_t nelems, int pe) {

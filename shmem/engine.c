@@ -11,11 +11,15 @@
 #include "sdma/sdma.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static struct sdma_engine *engine;
 static struct sdma_queue **rma_q; /* per peer, NULL until first use */
+static struct sdma_queue **dev_q; /* per peer: device-driven queues (GPU builds) */
+static uint64_t *rma_idle_at;     /* per peer: write index of the last quiet_all's fence */
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *engine_name = "none";
 
@@ -28,7 +32,13 @@ int shmemi_engine_init(void) {
     const char *kind = shmemi.cfg.COPY_ENGINE;
     if (!strcmp(kind, "none"))
         return 0;
+#ifdef SHMEM_GPU_CUDA
+    /* A device heap is reached by NVIDIA's copy engines, not by host threads. */
+    if (!strcmp(kind, "auto") && shmemi.heap_kind == SHMEMI_HEAP_DEVICE)
+        kind = "cuda";
+#endif
     struct sdma_engine_config cfg = {0};
+    cfg.stream_waits = shmemi.cfg.CUDA_STREAM_WAITS;
     cfg.poll_timeout_s = shmemi.cfg.ENGINE_TIMEOUT;
     cfg.ring_setting = "SHMEM_ENGINE_RING_SIZE";
     if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
@@ -50,15 +60,52 @@ int shmemi_engine_init(void) {
     if (ring < 4096 || (ring & (ring - 1)))
         shmemi_fatal("SHMEM_ENGINE_RING_SIZE=%zu must be a power of two of at least 4096", ring);
     rma_q = calloc((size_t)shmemi.n_pes, sizeof(*rma_q));
-    if (!rma_q)
+    rma_idle_at = calloc((size_t)shmemi.n_pes, sizeof(*rma_idle_at));
+    if (!rma_q || !rma_idle_at)
         return -1;
     shmemi_debug("copy engine: %s", engine_name);
     return 0;
 }
 
+struct sdma_queue *shmemi_engine_device_queue(int pe, const struct sdma_queue_attr *a) {
+    if (!dev_q && !(dev_q = calloc((size_t)shmemi.n_pes, sizeof(*dev_q))))
+        shmemi_fatal("out of memory");
+    int rc = sdma_queue_open_attr(engine, a, &dev_q[pe]);
+    if (rc)
+        shmemi_fatal("cannot open the device-driven copy-engine queue to PE %d: %s (%s)", pe,
+                     sdma_strerror(rc), sdma_last_error());
+    return dev_q[pe];
+}
+
+/* Kernels are done when finalize runs: let the engine take what they queued. */
+static void close_device_queues(void) {
+    for (int pe = 0; dev_q && pe < shmemi.n_pes; pe++) {
+        struct sdma_queue *q = dev_q[pe];
+        if (!q)
+            continue;
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (!sdma_queue_idle(q)) {
+            sdma_engine_progress(engine);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >
+                shmemi.cfg.ENGINE_TIMEOUT) {
+                shmemi_warn("the device-driven queue to PE %d still holds packets at finalize",
+                            pe);
+                break;
+            }
+            sched_yield();
+        }
+        sdma_queue_close(q);
+    }
+    free(dev_q);
+    dev_q = NULL;
+}
+
 void shmemi_engine_fini(void) {
     if (!engine)
         return;
+    close_device_queues();
     for (int pe = 0; pe < shmemi.n_pes; pe++)
         if (rma_q[pe]) {
             sdma_queue_quiet(rma_q[pe], shmemi.cfg.ENGINE_TIMEOUT);
@@ -66,6 +113,8 @@ void shmemi_engine_fini(void) {
         }
     free(rma_q);
     rma_q = NULL;
+    free(rma_idle_at);
+    rma_idle_at = NULL;
     sdma_engine_close(engine);
     engine = NULL;
     engine_name = "none";
@@ -134,7 +183,8 @@ int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t 
 }
 
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
-                              uint64_t *sig, uint64_t signal, int sig_op, int pe) {
+                              uint64_t *sig, int sig_device, uint64_t signal, int sig_op,
+                              int pe) {
     if (!engine)
         return 0;
     struct sdma_queue *q = shmemi_rma_queue(pe);
@@ -154,7 +204,10 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
         rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
         if (rc)
             queue_failed(pe, rc);
-        if (sig_op == SHMEM_SIGNAL_SET)
+        if (sig_device)
+            shmemi.dev->amo(sig, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
+                            sizeof(*sig), signal, 0, NULL, 0, "shmem_put_signal_nbi");
+        else if (sig_op == SHMEM_SIGNAL_SET)
             __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
         else
             __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
@@ -186,7 +239,27 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
     }
 }
 
+void shmemi_engine_quiet_all(void) {
+    for (int pe = 0; rma_q && pe < shmemi.n_pes; pe++) {
+        struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
+        /* A queue whose write index still sits on its last quiet's fence is idle. */
+        if (!q || __atomic_load_n(sdma_queue_ring(q)->wptr, __ATOMIC_ACQUIRE) ==
+                      __atomic_load_n(&rma_idle_at[pe], __ATOMIC_RELAXED))
+            continue;
+        uint64_t w = __atomic_load_n(sdma_queue_ring(q)->wptr, __ATOMIC_ACQUIRE);
+        int rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
+        if (rc)
+            queue_failed(pe, rc);
+        /* Everything up to w and the fence after it completed. */
+        if (w + 4 * SDMA_FENCE_DW == __atomic_load_n(sdma_queue_ring(q)->wptr, __ATOMIC_ACQUIRE))
+            __atomic_store_n(&rma_idle_at[pe], w + 4 * SDMA_FENCE_DW, __ATOMIC_RELAXED);
+    }
+}
+
 const char *shmemi_copy_engine_name(void) { return engine_name; }
+int shmemi_engine_reaches_device(void) {
+    return engine && (sdma_engine_caps(engine) & SDMA_CAP_DEVICE_MEMORY);
+}
 struct sdma_engine *shmemi_engine(void) { return engine; }
 
 

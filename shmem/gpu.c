@@ -16,6 +16,7 @@
 #include "shmem/shmemi.h"
 
 #include "device/gpu.h"
+#include "shmem/engine.h"
 #include "shmem/gpu_amo.h"
 #include "shmem/gpu_stream.h"
 
@@ -144,6 +145,24 @@ static int gpu_heap_init(size_t bytes) {
     }
     free(cards);
 
+    /* Every PE's host heap (its words area: plans' gates, counters and views)
+     * is reached by kernels and copy engines too, at the host address. */
+    for (int pe = 0; pe < n; pe++) {
+        void *h = shmemi.peers[pe].heap, *d = NULL;
+        e = hipHostRegister(h, shmemi.heap_size, hipHostRegisterMapped | hipHostRegisterPortable);
+        if (e == hipSuccess)
+            e = hipHostGetDevicePointer(&d, h, 0);
+        if (e != hipSuccess || d != h) {
+            shmemi_debug("PE %d's host heap is not usable by GPU %d at its host address (%s): "
+                         "no triggered plans on the device heap",
+                         pe, gpu.device, e != hipSuccess ? hipGetErrorString(e) : "other address");
+            (void)hipGetLastError();
+            shmemi.words_gpu = 0;
+            break;
+        }
+        shmemi.words_gpu = 1;
+    }
+
     shmemi.dev_base = base;
     shmemi.dev_size = bytes;
     /* Offsets are the same on every PE; addresses keep an alignment only up
@@ -152,6 +171,75 @@ static int gpu_heap_init(size_t bytes) {
     shmemi_debug("device heap %zu bytes at %p on GPU %d (aligned to %zu)", bytes, base,
                  gpu.device, align);
     return 0;
+}
+
+/* The device-driven queues (device/state.h): per peer, a ring with its rptr,
+ * wptr and doorbell in mapped host memory (the engine's proxy reads them),
+ * and in GPU memory the producers' ctl and the published/complete indices.
+ * The engine's own view of the ring gets a host ctl it never uses. */
+struct dev_queue_host {
+    volatile uint64_t rptr;
+    uint64_t pad0[15];
+    volatile uint64_t wptr;
+    uint64_t pad1[15];
+    volatile uint64_t doorbell;
+    uint64_t pad2[15];
+    struct sdma_ring_ctl unused_ctl;
+};
+struct dev_queue_dev {
+    struct sdma_ring_ctl ctl;
+    uint64_t published;
+    uint64_t pad0[15];
+    uint64_t complete;
+    uint64_t pad1[15];
+};
+
+static void device_queues(struct shmemi_device_state *st, const char *fn) {
+    size_t n = (size_t)shmemi.n_pes, rb = shmemi.cfg.ENGINE_RING_SIZE;
+    if (!shmemi_engine_reaches_device() || shmemi.cfg.DEVICE_NBI_THRESHOLD == 0 || n < 2)
+        return;
+    struct shmemi_dev_queue *view = calloc(n, sizeof(*view));
+    struct dev_queue_dev *dw = NULL;
+    if (!view)
+        shmemi_fatal("out of memory");
+    check(hipMalloc((void **)&dw, n * sizeof(*dw)), fn, "allocation of the device queues");
+    check(hipMemset(dw, 0, n * sizeof(*dw)), fn, "zeroing the device queues");
+    for (size_t pe = 0; pe < n; pe++) {
+        if ((int)pe == shmemi.my_pe)
+            continue;
+        char *mem = NULL;
+        check(hipHostMalloc((void **)&mem, rb + sizeof(struct dev_queue_host),
+                            hipHostMallocMapped | hipHostMallocPortable),
+              fn, "allocation of a device queue's ring");
+        memset(mem, 0, rb + sizeof(struct dev_queue_host));
+        struct dev_queue_host *hw = (struct dev_queue_host *)(mem + rb);
+        char label[48];
+        snprintf(label, sizeof(label), "device puts to PE %zu", pe);
+        struct sdma_queue_attr a;
+        sdma_queue_attr_init(&a);
+        a.ring_bytes = rb;
+        a.label = label;
+        a.ring = mem;
+        a.ctl = &hw->unused_ctl;
+        a.rptr = &hw->rptr;
+        a.wptr = &hw->wptr;
+        a.doorbell = &hw->doorbell;
+        a.complete = &dw[pe].complete;
+        a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
+        struct sdma_queue *q = shmemi_engine_device_queue((int)pe, &a);
+        view[pe].ring = *sdma_queue_ring(q);
+        view[pe].ring.ctl = &dw[pe].ctl; /* zeroed: the ring starts at index 0 */
+        view[pe].published = &dw[pe].published;
+        view[pe].complete = &dw[pe].complete;
+    }
+    void *table = NULL;
+    check(hipMalloc(&table, n * sizeof(*view)), fn, "allocation of the device queue table");
+    check(hipMemcpy(table, view, n * sizeof(*view), hipMemcpyHostToDevice), fn,
+          "copy of the device queue table");
+    free(view);
+    st->queues = table;
+    st->ce_min_bytes = shmemi.cfg.DEVICE_NBI_THRESHOLD;
+    st->ce_timeout_ns = (uint64_t)(shmemi.cfg.ENGINE_TIMEOUT * 1e9);
 }
 
 static int gpu_state(struct shmemi_device_state *st) {
@@ -176,6 +264,7 @@ static int gpu_state(struct shmemi_device_state *st) {
     st->heap_size = shmemi.dev_size;
     st->peer_heap = gpu.peer_table;
     st->ctl = (struct shmemi_dev_ctl *)(shmemi.dev_base + shmemi.dev_size - SHMEMI_DEV_CTL_SIZE);
+    device_queues(st, fn);
     return 0;
 }
 
@@ -406,8 +495,10 @@ static int stream_route(const void *addr, size_t len, int pe, const char *fn, vo
 }
 
 /* The stream waits for this PE's non-blocking host-API operations on the
- * device heap (the library stream), when there are any. */
+ * device heap: those on the copy engine complete here (the host waits), those
+ * on the library stream through an event, when there are any. */
 static int stream_after_library(hipStream_t s, const char *fn) {
+    shmemi_engine_quiet_all();
     if (!__atomic_load_n(&gpu.pending, __ATOMIC_ACQUIRE))
         return SHMEMX_STREAM_OK;
     pthread_mutex_lock(&sq.event_lock);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 static struct shmemi_alloc heap_alloc;
+static struct shmemi_alloc words_alloc; /* device heap kind: the host words area */
 static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* What each PE tells the others at init. */
@@ -159,7 +160,7 @@ int shmemi_heap_init(void) {
     if (user == 0)
         shmemi_fatal("SHMEM_SYMMETRIC_SIZE must be larger than 0");
     int on_device = shmemi.heap_kind == SHMEMI_HEAP_DEVICE;
-    size_t total = SHMEMI_CTL_SIZE + (on_device ? 0 : user + SHMEMI_DEV_CTL_SIZE);
+    size_t total = SHMEMI_CTL_SIZE + (on_device ? SHMEMI_WORDS_SIZE : user + SHMEMI_DEV_CTL_SIZE);
     int heap_fd = make_memfd("shmem-heap", total);
     if (heap_fd < 0)
         return -1;
@@ -186,7 +187,8 @@ int shmemi_heap_init(void) {
     shmemi.user_base = base;
     shmemi.user_size = user;
     shmemi.heap_align = SHMEMI_HEAP_ALIGN;
-    if (shmemi_alloc_init(&heap_alloc, user))
+    if (shmemi_alloc_init(&heap_alloc, user) ||
+        (on_device && shmemi_alloc_init(&words_alloc, SHMEMI_WORDS_SIZE)))
         return -1;
 
     shmemi.peers = calloc((size_t)shmemi.n_pes, sizeof(*shmemi.peers));
@@ -358,6 +360,35 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
 }
 
 /* ------------------------------------------------------------ public names */
+
+void *shmemi_words_malloc(size_t size, const char *fn) {
+    if (shmemi.heap_kind != SHMEMI_HEAP_DEVICE)
+        return shmemi_heap_malloc(64, size, fn);
+    size_t off = 0;
+    pthread_mutex_lock(&heap_lock);
+    int rc = shmemi_alloc_get(&words_alloc, 64, size ? size : 64, &off);
+    pthread_mutex_unlock(&heap_lock);
+    if (rc != SHMEMI_ALLOC_OK)
+        shmemi_debug("%s: the %zu-byte words area has no room for %zu bytes", fn,
+                     SHMEMI_WORDS_SIZE, size);
+    shmemi_barrier_all(); /* like every symmetric allocation */
+    return rc == SHMEMI_ALLOC_OK ? shmemi.heap_base + off : NULL;
+}
+
+void shmemi_words_free(void *ptr, const char *fn) {
+    if (shmemi.heap_kind != SHMEMI_HEAP_DEVICE) {
+        shmemi_heap_free(ptr, fn);
+        return;
+    }
+    if (!ptr)
+        return;
+    shmemi_barrier_all();
+    pthread_mutex_lock(&heap_lock);
+    int rc = shmemi_alloc_put(&words_alloc, (size_t)((char *)ptr - shmemi.heap_base));
+    pthread_mutex_unlock(&heap_lock);
+    if (rc)
+        shmemi_fatal("%s: %p is not an allocation of the words area", fn, ptr);
+}
 
 void *shmem_malloc(size_t size) { return shmemi_heap_malloc(0, size, __func__); }
 

@@ -208,12 +208,13 @@ static int do_init(int requested) {
     choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");
-    if (shmemi_device_state_init())
-        shmemi_fatal("cannot build the device state");
     shmemi_team_init();
     shmemi.initialized = 1;
     if (shmemi_engine_init())
         shmemi_fatal("cannot start the copy engine");
+    /* After the engine: the device state carries its device-driven queues. */
+    if (shmemi_device_state_init())
+        shmemi_fatal("cannot build the device state");
     /* After the engine started: its thread keeps every CPU, only this one is pinned. */
     if (shmemi.cfg.BIND && b->local_size > 1)
         bind_to_cpu(b->local_rank, b->local_size);

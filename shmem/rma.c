@@ -4,7 +4,8 @@
  * peer's mapping. Non-blocking transfers of at least SHMEM_NBI_THRESHOLD
  * bytes go to the copy engine and complete at quiet. On the device heap
  * (GPU builds) the copy is the device path's: a GPU runtime copy to or from
- * the peer's IPC-mapped heap, non-blocking forms completing at quiet. */
+ * the peer's IPC-mapped heap; non-blocking forms go to the copy engine when
+ * it reaches GPU memory (the cuda engine) and complete at quiet. */
 #include "shmem/shmemi.h"
 
 #include "shmem/engine.h"
@@ -14,7 +15,8 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
     struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
     void *r;
     if (SHMEMI_UNLIKELY(shmemi_route(dest, bytes, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
-        shmemi.dev->copy(r, src, bytes, nbi, fn);
+        if (!(nbi && shmemi_engine_reaches_device() && shmemi_engine_copy(c, r, src, bytes, pe)))
+            shmemi.dev->copy(r, src, bytes, nbi, fn);
         return;
     }
     if (SHMEMI_UNLIKELY(shmemi_on_device(src))) {
@@ -31,7 +33,8 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
     struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
     void *r;
     if (SHMEMI_UNLIKELY(shmemi_route(src, bytes, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
-        shmemi.dev->copy(dest, r, bytes, nbi, fn);
+        if (!(nbi && shmemi_engine_reaches_device() && shmemi_engine_copy(c, dest, r, bytes, pe)))
+            shmemi.dev->copy(dest, r, bytes, nbi, fn);
         return;
     }
     if (SHMEMI_UNLIKELY(shmemi_on_device(dest))) {
@@ -144,11 +147,17 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
                      fn, sig_op);
     if (SHMEMI_UNLIKELY(pd == SHMEMI_PATH_DEVICE || ps == SHMEMI_PATH_DEVICE ||
                         shmemi_on_device(src))) {
+        /* Data and signal both on the device heap: one engine queue keeps the
+         * signal behind the data. */
+        if (nbi && pd == SHMEMI_PATH_DEVICE && ps == SHMEMI_PATH_DEVICE &&
+            shmemi_engine_reaches_device() &&
+            shmemi_engine_copy_signal(c, r, src, bytes, rs, 1, signal, sig_op, pe))
+            return;
         put_signal_device(r, pd, src, bytes, rs, ps, signal, sig_op, nbi, fn);
         return;
     }
     if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD &&
-        shmemi_engine_copy_signal(c, r, src, bytes, rs, signal, sig_op, pe))
+        shmemi_engine_copy_signal(c, r, src, bytes, rs, 0, signal, sig_op, pe))
         return;
     memcpy(r, src, bytes);
     /* Release the data before the signal: whoever observes the signal (an

@@ -68,6 +68,10 @@ struct shmemi_ctl {
     struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
 };
 #define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
+/* With a device heap, the host heap starts with this many bytes of symmetric
+ * words the host, kernels and copy engines all reach (triggered plans' gates,
+ * counters and views): shmemi_words_malloc. */
+#define SHMEMI_WORDS_SIZE ((size_t)4 << 20)
 /* Every PE's heap starts on this boundary, so shmem_align gives the same
  * offset on every PE for any alignment up to it. */
 #define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
@@ -173,6 +177,7 @@ struct shmemi_state {
                           device control area; dev_size 0 without one */
     size_t dev_size;
     const struct shmemi_dev_ops *dev; /* the device path, or NULL */
+    int words_gpu; /* the host heaps are registered: kernels use their host addresses */
 
     uint64_t barrier_epoch;
     struct shmemi_config cfg;
@@ -296,6 +301,11 @@ void shmemi_heap_fini(void);
 int shmemi_data_init(void);
 void *shmemi_heap_malloc(size_t align, size_t size, const char *fn);
 void shmemi_heap_free(void *ptr, const char *fn);
+/* Symmetric memory that host threads, kernels and copy engines all reach
+ * (collective, 64-byte aligned, NULL when full): the user heap with a host
+ * heap; the host heap's words area with a device heap. */
+void *shmemi_words_malloc(size_t size, const char *fn);
+void shmemi_words_free(void *ptr, const char *fn);
 void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn);
 
 /* The device state (device/state.h) and the fill functions registered by

@@ -32,10 +32,10 @@ __global__ void k_enqueue(struct sdma_ring ring, uint64_t dst, uint64_t src, int
     /* Even lanes first, then odd lanes: two calls per wave with partial masks. */
     if (threadIdx.x % 2 == 0)
         rc = shmemi_dev_ring_copy_wave(&ring, dst + id * CHUNK, src + id * CHUNK, chunk_bytes(id),
-                                       20ull * 1000000000ull);
+                                       20ull * 1000000000ull, NULL);
     else
         rc = shmemi_dev_ring_copy_wave(&ring, dst + id * CHUNK, src + id * CHUNK, chunk_bytes(id),
-                                       20ull * 1000000000ull);
+                                       20ull * 1000000000ull, NULL);
     if (rc != SDMA_OK)
         atomicAdd(errors, 1);
 }

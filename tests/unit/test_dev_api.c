@@ -322,7 +322,7 @@ static void ring_producer(int pe) {
         uint64_t len = id % 13 == 0 ? 0 : 1 + id % 200;
         if (shmemi_dev_ring_copy_wave(&ring_view, (uint64_t)(uintptr_t)(ring_dst + id * 256),
                                       (uint64_t)(uintptr_t)(ring_src + id * 256), len,
-                                      10ull * 1000000000ull) != SDMA_OK)
+                                      10ull * 1000000000ull, NULL) != SDMA_OK)
             __atomic_fetch_add(&ring_errors, 1, __ATOMIC_RELAXED);
     }
 }
@@ -352,7 +352,7 @@ START_TEST(test_ring_copy_wave) {
     for (size_t i = 0; i < 2000 * 256; ++i)
         ring_src[i] = (unsigned char)(i * 31 + 1);
     /* Invalid sizes are refused before anything is reserved. */
-    ck_assert_int_eq(shmemi_dev_ring_copy_wave(&ring_view, 0, 0, SDMA_COPY_LINEAR_MAX + 1, 0),
+    ck_assert_int_eq(shmemi_dev_ring_copy_wave(&ring_view, 0, 0, SDMA_COPY_LINEAR_MAX + 1, 0, NULL),
                      SDMA_ERR_INVAL);
     world_init(4);
     ring_errors = 0;
@@ -374,6 +374,79 @@ START_TEST(test_ring_copy_wave) {
 }
 END_TEST
 
+/* Tagged slots (no doorbell): 4 producer threads, a ring much smaller than the traffic,
+ * completion through the queue's `complete` word. */
+static uint64_t tagged_end;
+static void tagged_producer(int pe) {
+    for (int i = 0; i < 500; ++i) {
+        size_t id = (size_t)pe * 500 + (size_t)i;
+        uint64_t end = 0;
+        if (shmemi_dev_ring_copy_tagged(&ring_view, (uint64_t)(uintptr_t)(ring_dst + id * 256),
+                                        (uint64_t)(uintptr_t)(ring_src + id * 256), 1 + id % 256,
+                                        10ull * 1000000000ull, &end) != SDMA_OK)
+            __atomic_fetch_add(&ring_errors, 1, __ATOMIC_RELAXED);
+        shmemi_arch_max64(&tagged_end, end);
+    }
+}
+START_TEST(test_ring_copy_tagged) {
+    struct sdma_engine *e = NULL;
+    struct sdma_queue *q = NULL;
+    char err[128];
+    ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
+    void *ring = aligned_alloc(4096, RING_BYTES);
+    struct sdma_ring_ctl *ctl = aligned_alloc(64, sizeof *ctl);
+    static volatile uint64_t words[32] __attribute__((aligned(64)));
+    memset(ring, 0, RING_BYTES);
+    memset(ctl, 0, sizeof *ctl);
+    memset((void *)words, 0, sizeof words);
+    struct sdma_queue_attr a;
+    sdma_queue_attr_init(&a);
+    a.ring_bytes = RING_BYTES;
+    a.label = "tagged";
+    a.ring = ring;
+    a.ctl = ctl;
+    a.rptr = &words[0];
+    a.wptr = &words[8];
+    a.doorbell = &words[16];
+    a.complete = &words[24];
+    a.flags = SDMA_QUEUE_TAGGED;
+    ck_assert_int_eq(sdma_queue_open_attr(e, &a, &q), SDMA_OK);
+    ring_view = *sdma_queue_ring(q);
+    /* Host producers cannot reserve on a tagged queue. */
+    struct sdma_ring_slot slot;
+    ck_assert_int_eq(sdma_queue_reserve(q, 8, &slot), SDMA_ERR_INVAL);
+    ck_assert_int_eq(shmemi_dev_ring_copy_tagged(&ring_view, 0, 0, 0, 0, &slot.end),
+                     SDMA_ERR_INVAL);
+    ring_src = malloc(2000 * 256);
+    ring_dst = calloc(2000, 256);
+    for (size_t i = 0; i < 2000 * 256; ++i)
+        ring_src[i] = (unsigned char)(i * 37 + 3);
+    world_init(4);
+    ring_errors = 0;
+    tagged_end = 0;
+    run_all(tagged_producer);
+    ck_assert_int_eq(ring_errors, 0);
+    ck_assert_uint_eq(tagged_end, 2000 * SDMA_SLOT_BYTES);
+    for (int spins = 0; __atomic_load_n(&words[24], __ATOMIC_ACQUIRE) < tagged_end; ++spins) {
+        ck_assert_int_lt(spins, 20000000);
+        sdma_engine_progress(e);
+    }
+    ck_assert(sdma_queue_idle(q));
+    for (size_t id = 0; id < 2000; ++id) {
+        uint64_t len = 1 + id % 256;
+        for (size_t k = 0; k < 256; ++k)
+            ck_assert_uint_eq(ring_dst[id * 256 + k], k < len ? ring_src[id * 256 + k] : 0);
+    }
+    world_fini();
+    sdma_queue_close(q);
+    sdma_engine_close(e);
+    free(ring_dst);
+    free(ring_src);
+    free(ring);
+    free(ctl);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("dev_api");
     TCase *tc = tcase_create("core");
@@ -388,6 +461,7 @@ int main(void) {
     tcase_add_test(tc, test_barrier);
     tcase_add_test(tc, test_collectives);
     tcase_add_test(tc, test_ring_copy_wave);
+    tcase_add_test(tc, test_ring_copy_tagged);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
