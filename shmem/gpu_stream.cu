@@ -6,6 +6,7 @@
 
 #include "device/arch.h"
 #include "shmem/gpu_stream.h"
+#include "shmemx.h"
 
 // The values of SHMEM_CMP_* (shmem.h).
 enum { CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE };
@@ -111,6 +112,85 @@ __global__ static void barrier_kernel(shmemi_stream_barrier bar, shmemi_stream_s
         }
         shmemi_arch_fence_acq_rel(); // acquire this round, release the next
     }
+}
+
+// ---------------------------------------------------- triggered plans
+
+// The first error of the plan wins; the host formats the message.
+__device__ static void plan_error(const shmemi_plan_gpu &a, int code, uint32_t chunk,
+                                  uint32_t peer) {
+    if (atomicCAS(a.error, 0u, (uint32_t)-code) != 0u)
+        return;
+    shmemi_arch_st_rlx32(a.error_chunk, chunk);
+    shmemi_arch_st_rlx32(a.error_round, a.round);
+    shmemi_arch_st_rlx32(a.error_peer, peer);
+    shmemi_arch_fence_sys();
+}
+
+__device__ static bool plan_failed(const shmemi_plan_gpu &a) {
+    return shmemi_arch_ld_acq32(a.error) != 0u;
+}
+
+__global__ static void plan_wait_kernel(shmemi_plan_gpu a) {
+    deadline d = deadline_start(a.timeout_ns);
+    for (int c = 0; c < a.nchunks; ++c) {
+        bool own = c >= a.own_first && c < a.own_first + a.own_count;
+        for (int q = own ? 0 : a.me; q < (own ? a.n : a.me + 1); ++q) {
+            if (own && q == a.me)
+                continue;
+            // Acquire (system): the engine's fence (own chunks) or atomic
+            // (others) follows the copies; later work on the stream sees the
+            // bytes once the word is seen.
+            const uint32_t *w = own ? &a.sent[(size_t)c * a.n + q] : &a.arrival[c];
+            while (shmemi_arch_ld_acq32(w) < a.round) {
+                if (plan_failed(a))
+                    return;
+                if (deadline_wait(&d)) {
+                    plan_error(a, SHMEMX_PLAN_ETIMEDOUT, (uint32_t)c, (uint32_t)q);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+__global__ static void plan_fence_kernel(shmemi_plan_gpu a) {
+    // Release: this PE's reads of the round (the stream's earlier work) are
+    // done before any peer may start overwriting the buffer.
+    shmemi_arch_fence_sys();
+    for (int q = 0; q < a.n; ++q)
+        if (q != a.me)
+            shmemi_arch_st_rel32(a.peer_fence[q], a.round);
+    if (plan_failed(a))
+        return;
+    deadline d = deadline_start(a.timeout_ns);
+    for (int q = 0; q < a.n; ++q) {
+        if (q == a.me)
+            continue;
+        while (shmemi_arch_ld_acq32(&a.fence[q]) < a.round) {
+            if (plan_failed(a))
+                return;
+            if (deadline_wait(&d)) {
+                plan_error(a, SHMEMX_PLAN_ETIMEDOUT, UINT32_MAX, (uint32_t)q);
+                return;
+            }
+        }
+        if (shmemi_arch_ld_acq32(&a.abortw[q]) == a.round) {
+            plan_error(a, SHMEMX_PLAN_EPEER, UINT32_MAX, (uint32_t)q);
+            return;
+        }
+    }
+    shmemi_arch_st_rel32(a.done, a.round);
+}
+
+extern "C" int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void *stream) {
+    plan_wait_kernel<<<1, 1, 0, (hipStream_t)stream>>>(*a);
+    return (int)hipGetLastError();
+}
+
+extern "C" int shmemi_gpu_plan_fence_launch(const struct shmemi_plan_gpu *a, void *stream) {
+    plan_fence_kernel<<<1, 1, 0, (hipStream_t)stream>>>(*a);
+    return (int)hipGetLastError();
 }
 
 extern "C" int shmemi_gpu_signal_launch(uint64_t *p, uint64_t value, int add, void *stream) {

@@ -54,6 +54,30 @@ int shmemi_gpu_wait_launch(const uint64_t *p, int cmp, uint64_t value,
 int shmemi_gpu_barrier_launch(const struct shmemi_stream_barrier *bar,
                               const struct shmemi_stream_sink *sink, void *stream);
 
+/* A triggered plan's round as its stream-ordered kernels see it: words in
+ * the plan's host words (shmem/plan.c), reached by the GPU at their host
+ * addresses. Errors: the first one wins (*error = -code, then where). */
+struct shmemi_plan_gpu {
+    uint32_t round;
+    int me, n, nchunks, own_first, own_count;
+    const uint32_t *sent;    /* [c * n + q]: own chunk c left for PE q */
+    const uint32_t *arrival; /* [c]: other PEs' chunk c arrived here */
+    const uint32_t *fence;   /* [q]: PE q passed next_round of this round */
+    const uint32_t *abortw;  /* [q]: PE q could not prepare the next round */
+    uint32_t *const *peer_fence; /* [q]: fence[me] on PE q */
+    uint32_t *error, *error_chunk, *error_round, *error_peer;
+    uint32_t *done; /* the last round whose fence passed */
+    uint64_t timeout_ns;
+};
+/* wait: until every chunk of the round is delivered (own chunks at every
+ * peer, the others here), or the plan's recorded error; a timeout records
+ * ETIMEDOUT with the chunk. */
+int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void *stream);
+/* fence: tell every peer this PE passed next_round, wait for theirs (a
+ * timeout records ETIMEDOUT with the peer, an aborting peer EPEER), then
+ * done = round. After a recorded error it signals the peers and returns. */
+int shmemi_gpu_plan_fence_launch(const struct shmemi_plan_gpu *a, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

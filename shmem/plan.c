@@ -19,6 +19,9 @@
 #define SHMEMI_VIEW_PROGRESS() sdma_engine_progress(shmemi_engine())
 #include "device/plan_view.h"
 #include "shmem/plan_ledger.h"
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+#include "shmem/gpu_stream.h"
+#endif
 
 #include <limits.h>
 #include <pthread.h>
@@ -27,6 +30,10 @@
 #include <stdlib.h>
 
 #define DEFAULT_TIMEOUT_S 30.0
+/* Views of consecutive rounds: start(r) reuses round r - VIEW_SLOTS's view once
+ * that round's stream-ordered fence has passed, so the host may run this many
+ * rounds ahead of kernels still reading older views. */
+#define VIEW_SLOTS 256
 #define MAX_INTERVALS ((size_t)1 << 26) /* rows the overlap check expands, at most */
 
 /* ----------------------------------------------------------- plan queues */
@@ -66,10 +73,19 @@ struct shmemx_plan {
     int *chunk_base; /* per PE, plus one: PE p's chunks are [base[p], base[p+1]) */
     int *writers;
 
-    /* Symmetric words (one allocation): see device/plan_view.h. */
+    /* Symmetric words (one allocation that host threads, kernels and the copy
+     * engine all reach: shmemi_words_malloc): see device/plan_view.h. */
     char *words;
     uint64_t *marks;
     uint32_t *gates, *arrival, *sent /* [c * n + p] */, *fence, *abortw, *error, *error_chunk;
+    uint32_t *error_round, *error_peer; /* where the GPU's first error happened */
+    uint32_t *done;     /* the last round whose stream-ordered fence passed */
+    uint32_t **peer_fence; /* [n]: fence[me] on each PE, as this PE reaches it */
+    int *dev_writers;   /* writers, where kernels read them */
+    shmemx_plan_view_t *views; /* VIEW_SLOTS views: round r uses views[r % VIEW_SLOTS] */
+    int on_dev;         /* the buffer is on the device heap */
+    int stream_mode;    /* rounds were waited on or fenced on a stream */
+    int error_reported; /* the GPU's recorded error was returned */
 
     struct chain *chains; /* [p * own + k] for own chunk k to peer p */
     size_t own;
@@ -78,7 +94,6 @@ struct shmemx_plan {
 
     uint32_t round, prepared;
     int state;
-    shmemx_plan_view_t views[2];
     char errmsg[512];
     struct shmemx_plan *next;
 };
@@ -168,6 +183,8 @@ static void kick(void) {
 struct sched_header {
     int32_t status; /* 0, or SHMEMX_PLAN_EINVAL with the reason in `why` */
     int32_t ahead;
+    int32_t on_dev;
+    int32_t pad;
     uint64_t buf_off, size, nchunks, nregions;
     double timeout_s;
     char why[160];
@@ -305,7 +322,10 @@ static size_t chain_dwords(const struct shmemx_plan *p, size_t c) {
 
 
 /* The peer's mapping of one of our symmetric addresses. */
+/* pe's copy of a symmetric address of this PE, in the host or device heap. */
 static void *at_peer(const void *local, int pe) {
+    if (shmemi_on_device(local))
+        return shmemi.peers[pe].dev + ((const char *)local - shmemi.dev_base);
     return shmemi.peers[pe].heap + ((const char *)local - shmemi.heap_base);
 }
 
@@ -423,7 +443,7 @@ static int gather_schedules(struct shmemx_plan *p, const struct sched_header *hs
     }
     if (total_c > INT_MAX)
         return perr(NULL, SHMEMX_PLAN_EINVAL, "%zu chunks in all: more than chunk ids can number", total_c);
-    char *scratch = shmemi_heap_malloc(64, most ? most : 64, "shmemx_plan_create");
+    char *scratch = shmemi_words_malloc(most ? most : 64, "shmemx_plan_create");
     if (!scratch)
         return perr(NULL, SHMEMX_PLAN_ENOMEM, "no symmetric memory to gather the schedules");
     struct wire_chunk *wc = (struct wire_chunk *)scratch;
@@ -457,7 +477,7 @@ static int gather_schedules(struct shmemx_plan *p, const struct sched_header *hs
     }
     if (!rc)
         p->chunk_base[p->n] = (int)c;
-    shmemi_heap_free(scratch, "shmemx_plan_create"); /* frees after a barrier */
+    shmemi_words_free(scratch, "shmemx_plan_create"); /* frees after a barrier */
     return rc;
 }
 
@@ -517,8 +537,12 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     me.size = size;
     me.nchunks = nchunks;
     me.timeout_s = c.timeout_s;
-    uintptr_t off = (uintptr_t)buf - (uintptr_t)shmemi.heap_base;
+    /* The buffer lives in the host heap, or in the device heap (GPU builds). */
+    int on_dev = shmemi_on_device(buf);
+    uintptr_t off = (uintptr_t)buf - (uintptr_t)(on_dev ? shmemi.dev_base : shmemi.heap_base);
+    size_t lim = on_dev ? shmemi.dev_size : shmemi.heap_size;
     me.buf_off = off;
+    me.on_dev = on_dev;
     int rc = 0;
 #define LOCAL_FAIL(...) (rc = SHMEMX_PLAN_EINVAL, snprintf(me.why, sizeof(me.why), __VA_ARGS__))
     if (!plan)
@@ -526,8 +550,14 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     else if (c.team && c.team != SHMEM_TEAM_WORLD)
         rc = SHMEMX_PLAN_EUNSUPPORTED,
         snprintf(me.why, sizeof(me.why), "plans run on SHMEM_TEAM_WORLD only");
-    else if (!buf || !size || off >= shmemi.heap_size || size > shmemi.heap_size - off)
+    else if (!buf || !size || off >= lim || size > lim - off)
         LOCAL_FAIL("the buffer %p (%zu bytes) is not inside the symmetric heap", buf, size);
+    else if (on_dev && !(shmemi_engine() && shmemi.words_gpu &&
+                         (sdma_engine_caps(shmemi_engine()) & SDMA_CAP_DEVICE_MEMORY)))
+        rc = SHMEMX_PLAN_EUNSUPPORTED,
+        snprintf(me.why, sizeof(me.why), "a buffer on the device heap needs a copy engine that "
+                 "reaches GPU memory (the cuda engine; SHMEM_COPY_ENGINE is %s) and host words "
+                 "kernels can use", shmemi.cfg.COPY_ENGINE);
     else if (nchunks && !schedule)
         LOCAL_FAIL("schedule is NULL with %zu chunks", nchunks);
     else if (!shmemi_engine())
@@ -549,7 +579,8 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     for (int q = 0; q < shmemi.n_pes && !rc; q++) {
         if (hs[q].status)
             rc = perr(NULL, hs[q].status, "PE %d: %s", q, hs[q].why);
-        else if (hs[q].buf_off != hs[0].buf_off || hs[q].size != hs[0].size)
+        else if (hs[q].buf_off != hs[0].buf_off || hs[q].size != hs[0].size ||
+                 hs[q].on_dev != hs[0].on_dev)
             rc = perr(NULL, SHMEMX_PLAN_EINVAL, "the buffer is not symmetric: PE 0 passed %llu "
                       "bytes at heap offset %llu, PE %d %llu bytes at offset %llu",
                       (unsigned long long)hs[0].size, (unsigned long long)hs[0].buf_off, q,
@@ -587,10 +618,14 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     if (rc)
         goto err_local;
 
-    /* 3. Symmetric words, zeroed everywhere before any peer writes them. */
+    /* 3. Symmetric words, zeroed everywhere before any peer writes them, then
+     * what kernels read: writers, the views, the peers' fence words. */
     size_t N = p->nchunks, n = (size_t)p->n;
-    size_t bytes = N * 8 + N * 4 * 2 + N * n * 4 + n * 4 * 2 + 64;
-    p->words = shmemi_heap_malloc(64, bytes, __func__);
+    size_t wbytes = (N * 8 + N * 4 * 2 + N * n * 4 + n * 4 * 2 + 6 * 4 + 63) & ~(size_t)63;
+    size_t vbytes = VIEW_SLOTS * sizeof(shmemx_plan_view_t) + n * sizeof(uint32_t *) + N * 4;
+    size_t bytes = wbytes + vbytes;
+    p->on_dev = on_dev;
+    p->words = shmemi_words_malloc(bytes, __func__);
     if (!p->words) {
         rc = perr(NULL, SHMEMX_PLAN_ENOMEM, "no symmetric memory for the plan's %zu bytes of "
                   "words (raise SHMEM_SYMMETRIC_SIZE)", bytes);
@@ -605,6 +640,15 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     p->abortw = p->fence + n;
     p->error = p->abortw + n;
     p->error_chunk = p->error + 1;
+    p->error_round = p->error + 2;
+    p->error_peer = p->error + 3;
+    p->done = p->error + 4;
+    p->views = (shmemx_plan_view_t *)(p->words + wbytes);
+    p->peer_fence = (uint32_t **)(p->views + VIEW_SLOTS);
+    p->dev_writers = (int *)(p->peer_fence + n);
+    for (size_t q = 0; q < n; q++)
+        p->peer_fence[q] = (uint32_t *)at_peer(&p->fence[p->me], (int)q);
+    memcpy(p->dev_writers, p->writers, N * sizeof(int));
     p->own = (size_t)(p->chunk_base[p->me + 1] - p->chunk_base[p->me]);
 
     /* 4. Queues, chains and ring space, then round 1 armed. */
@@ -633,7 +677,7 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
             for (int q = 0; q < p->n; q++)
                 if (q != p->me && p->own)
                     shmemi_ledger_unhold(&pqs[q].ledger, p->hold);
-        shmemi_heap_free(p->words, __func__);
+        shmemi_words_free(p->words, __func__);
         goto err_local;
     }
     p->round = 1;
@@ -689,6 +733,34 @@ static int check_live(struct shmemx_plan *p, const char *fn) {
     return 0;
 }
 
+static int stream_error(struct shmemx_plan *p);
+
+/* Stream mode: the rounds whose fence kernel has run are delivered (their
+ * ledger entries go), and round r's view slot is free once round
+ * r - VIEW_SLOTS's fence has run (bounded by the plan timeout). */
+static int stream_catch_up(struct shmemx_plan *p) {
+    double deadline = now_s() + p->timeout_s;
+    unsigned spins = 0;
+    for (;;) {
+        uint32_t done = __atomic_load_n(p->done, __ATOMIC_ACQUIRE);
+        int rc = stream_error(p);
+        if (rc)
+            return rc;
+        pthread_mutex_lock(&plan_lock);
+        for (int q = 0; q < p->n; q++)
+            if (q != p->me)
+                shmemi_ledger_release(&pqs[q].ledger, p, done);
+        pthread_mutex_unlock(&plan_lock);
+        if (p->round <= VIEW_SLOTS || done >= p->round - VIEW_SLOTS)
+            return 0;
+        if ((spins & 255) == 255 && now_s() > deadline)
+            return perr(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: the stream has not passed round "
+                        "%u's fence within %g s (its view slot is still in use)", p->round,
+                        p->round - VIEW_SLOTS, p->timeout_s);
+        shmemi_view_relax(&spins);
+    }
+}
+
 int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
     int rc = check_live(p, __func__);
     if (rc)
@@ -696,6 +768,8 @@ int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
     if (p->state != SHMEMX_PLAN_ARMED)
         return perr(p, SHMEMX_PLAN_ESTATE, "round %u: start called twice (the round is %s)",
                     p->round, p->state == SHMEMX_PLAN_ACTIVE ? "running" : "delivered");
+    if (p->stream_mode && (rc = stream_catch_up(p)))
+        return rc;
     pthread_mutex_lock(&plan_lock);
     for (int q = 0; q < p->n; q++) {
         const struct shmemi_ledger_entry *b;
@@ -712,9 +786,9 @@ int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
         if (q != p->me)
             shmemi_ledger_open(&pqs[q].ledger, p, p->round);
     pthread_mutex_unlock(&plan_lock);
-    shmemx_plan_view_t *v = &p->views[p->round & 1];
+    shmemx_plan_view_t *v = &p->views[p->round % VIEW_SLOTS];
     *v = (shmemx_plan_view_t){p->round, p->me, (int)p->nchunks, p->chunk_base[p->me], (int)p->own,
-                              p->writers, p->marks, p->gates, p->arrival, p->error,
+                              p->dev_writers, p->marks, p->gates, p->arrival, p->error,
                               p->error_chunk, (uint64_t)(p->timeout_s * 1e9)};
     p->state = SHMEMX_PLAN_ACTIVE;
     if (view)
@@ -760,6 +834,20 @@ static int recorded_error(struct shmemx_plan *p) {
         return 0;
     int code = -(int)e;
     uint32_t c = __atomic_load_n(p->error_chunk, __ATOMIC_ACQUIRE);
+    uint32_t r = __atomic_load_n(p->error_round, __ATOMIC_ACQUIRE);
+    uint32_t q = __atomic_load_n(p->error_peer, __ATOMIC_ACQUIRE);
+    /* Errors of the stream-ordered kernels (shmem/gpu_stream.cu). */
+    if (code == SHMEMX_PLAN_ETIMEDOUT && c == UINT32_MAX)
+        return perr(p, code, "round %u: PE %u did not reach next_round within %g s", r, q,
+                    p->timeout_s);
+    if (code == SHMEMX_PLAN_ETIMEDOUT && c < p->nchunks && p->chunks[c].owner == p->me)
+        return perr(p, code, "round %u: chunk %u (PE %d) did not reach PE %u within %g s "
+                    "(stream-ordered wait)", r, c, p->me, q, p->timeout_s);
+    if (code == SHMEMX_PLAN_ETIMEDOUT && c < p->nchunks)
+        return perr(p, code, "round %u: chunk %u from PE %d did not arrive at PE %d within %g s "
+                    "(stream-ordered wait)", r, c, p->chunks[c].owner, p->me, p->timeout_s);
+    if (code == SHMEMX_PLAN_EPEER)
+        return perr(p, code, "round %u: PE %u could not prepare round %u", r, q, r + 1);
     if (code == SHMEMX_PLAN_EMARKS)
         return perr(p, code, "round %u: chunk %u (PE %d) was marked ready more often than its "
                     "%d writers", p->round, c, p->me, c < p->nchunks ? p->writers[c] : 0);
@@ -771,9 +859,11 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
     int rc = check_live(p, __func__);
     if (rc)
         return rc;
-    if (p->state == SHMEMX_PLAN_ARMED)
+    if (p->stream_mode && (rc = stream_error(p)))
+        return rc;
+    if (p->state == SHMEMX_PLAN_ARMED && !p->stream_mode)
         return perr(p, SHMEMX_PLAN_ESTATE, "round %u: wait before start", p->round);
-    if (p->state == SHMEMX_PLAN_DELIVERED)
+    if (p->state == SHMEMX_PLAN_DELIVERED || p->state == SHMEMX_PLAN_ARMED)
         return 0;
     if (timeout_s < 0)
         timeout_s = p->timeout_s;
@@ -910,6 +1000,83 @@ int shmemx_plan_run(shmemx_plan_t p, double timeout_s) {
     return shmemx_plan_wait(p, timeout_s);
 }
 
+/* Stream mode: the first error the GPU recorded, returned once (the plan
+ * fails with it); 0 when none. */
+static int stream_error(struct shmemx_plan *p) {
+    if (p->error_reported || !__atomic_load_n(p->error, __ATOMIC_ACQUIRE))
+        return 0;
+    p->error_reported = 1;
+    p->state = SHMEMX_PLAN_FAILED;
+    return recorded_error(p);
+}
+
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+static struct shmemi_plan_gpu gpu_round(struct shmemx_plan *p, uint32_t r) {
+    return (struct shmemi_plan_gpu){
+        .round = r, .me = p->me, .n = p->n, .nchunks = (int)p->nchunks,
+        .own_first = p->chunk_base[p->me], .own_count = (int)p->own, .sent = p->sent,
+        .arrival = p->arrival, .fence = p->fence, .abortw = p->abortw,
+        .peer_fence = p->peer_fence, .error = p->error, .error_chunk = p->error_chunk,
+        .error_round = p->error_round, .error_peer = p->error_peer, .done = p->done,
+        .timeout_ns = (uint64_t)(p->timeout_s * 1e9)};
+}
+
+static int stream_usable(struct shmemx_plan *p, void *stream, const char *fn) {
+    int rc = check_live(p, fn);
+    if (rc)
+        return rc;
+    if (!p->on_dev)
+        return perr(p, SHMEMX_PLAN_EUNSUPPORTED, "%s: the plan's buffer is host memory; "
+                    "stream-ordered rounds need a buffer on the device heap", fn);
+    (void)stream;
+    return stream_error(p);
+}
+
+int shmemx_plan_wait_on_stream(shmemx_plan_t p, void *stream) {
+    int rc = stream_usable(p, stream, __func__);
+    if (rc)
+        return rc;
+    if (p->state != SHMEMX_PLAN_ACTIVE)
+        return perr(p, SHMEMX_PLAN_ESTATE, "round %u: wait_on_stream %s", p->round,
+                    p->state == SHMEMX_PLAN_ARMED ? "before start" : "called twice");
+    struct shmemi_plan_gpu a = gpu_round(p, p->round);
+    int e = shmemi_gpu_plan_wait_launch(&a, stream);
+    if (e)
+        return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the wait kernel did not launch (runtime "
+                    "error %d)", p->round, e);
+    p->stream_mode = 1;
+    p->state = SHMEMX_PLAN_DELIVERED; /* as far as the host's calls go: queued */
+    return 0;
+}
+
+int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
+    int rc = stream_usable(p, stream, __func__);
+    if (rc)
+        return rc;
+    if (p->state != SHMEMX_PLAN_DELIVERED)
+        return perr(p, SHMEMX_PLAN_ESTATE, "round %u: next_round_on_stream before the round's "
+                    "wait", p->round);
+    uint32_t r = p->round;
+    int prc = prepare(p, r + 1);
+    if (prc) /* every peer's fence kernel reports it (EPEER) */
+        for (int q = 0; q < p->n; q++)
+            if (q != p->me)
+                __atomic_store_n((uint32_t *)at_peer(&p->abortw[p->me], q), r, __ATOMIC_RELEASE);
+    struct shmemi_plan_gpu a = gpu_round(p, r);
+    int e = shmemi_gpu_plan_fence_launch(&a, stream);
+    if (e)
+        return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the fence kernel did not launch (runtime "
+                    "error %d)", r, e);
+    p->stream_mode = 1;
+    if (prc) {
+        p->state = SHMEMX_PLAN_FAILED;
+        return prc;
+    }
+    p->round = r + 1;
+    p->state = SHMEMX_PLAN_ARMED;
+    return 0;
+}
+#else
 int shmemx_plan_wait_on_stream(shmemx_plan_t p, void *stream) {
     (void)stream;
     return perr(p, SHMEMX_PLAN_EUNSUPPORTED, "wait_on_stream needs a GPU build");
@@ -919,6 +1086,7 @@ int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
     (void)stream;
     return perr(p, SHMEMX_PLAN_EUNSUPPORTED, "next_round_on_stream needs a GPU build");
 }
+#endif
 
 /* ------------------------------------------------------------------- close */
 
@@ -957,7 +1125,7 @@ static void finish(struct shmemx_plan *p) {
             if (p->own)
                 shmemi_ledger_unhold(&pqs[q].ledger, p->hold);
         }
-    shmemi_heap_free(p->words, "shmemx_plan_close");
+    shmemi_words_free(p->words, "shmemx_plan_close");
     p->words = NULL;
     plan_free_local(p);
     p->state = SHMEMX_PLAN_CLOSED;
@@ -971,6 +1139,8 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
         return 0;
     if (timeout_s < 0)
         timeout_s = p->timeout_s;
+    /* Stream mode: an error the GPU recorded and no wait returned yet. */
+    int serr = p->stream_mode ? stream_error(p) : 0;
     pthread_mutex_lock(&plan_lock);
     /* Prepared copies cannot be withdrawn: send this PE's chunks as they stand. */
     open_all_gates(p, p->prepared);
@@ -999,7 +1169,7 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
     pthread_mutex_unlock(&plan_lock);
     if (p->state == SHMEMX_PLAN_CLOSING)
         shmemi_barrier_all();
-    return rc;
+    return rc ? rc : serr;
 }
 
 /* ------------------------------------------------------- library hooks */

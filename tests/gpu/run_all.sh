@@ -11,7 +11,8 @@ fi
 pass=0
 fail=0
 failed=""
-for t in dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api; do
+for t in dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api \
+         engine_cuda dev_ce plan_stream; do
     prog=$(find "$build" -name "gpu_$t" -type f -perm -u+x 2>/dev/null | head -n 1)
     if [ -z "$prog" ]; then
         echo "gpu.$t: not built"
