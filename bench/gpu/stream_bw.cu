@@ -2,6 +2,9 @@
  *   put bandwidth: shmemx_putmem_on_stream of SIZE bytes (copy engine), -n per
  *                  timed repetition, timed with events on the stream
  *                  (1 MiB..256 MiB by default)
+ *   host put:      shmem_putmem_nbi + shmem_quiet from the host (the copy engine
+ *                  behind the library's cuda engine) and cudaMemcpyAsync of the
+ *                  same bytes into the peer's heap, host-timed
  *   barrier:       shmemx_barrier_all_on_stream, -N calls queued back to back
  *                  (default 1000): host time per call (the enqueue) and stream
  *                  time per barrier (events around the queued barriers)
@@ -71,6 +74,9 @@ int main(int argc, char **argv) {
     hipStream_t st;
     hipEvent_t e0, e1;
     GB_CK(hipStreamCreate(&st));
+    hipStream_t xs[4];
+    for (int k = 0; k < 4; ++k)
+        GB_CK(hipStreamCreate(&xs[k]));
     GB_CK(hipEventCreate(&e0));
     GB_CK(hipEventCreate(&e1));
     double t[64];
@@ -93,6 +99,41 @@ int main(int argc, char **argv) {
             }
             gb_csv("stream_put_bw", size, "bw_copy_engine",
                    (double)size * (double)o.iters / gb_median(t, o.reps) / 1e9, "GB/s");
+            /* The host API's non-blocking put (the cuda engine: packets, its proxy, the
+             * copy engines) and, for reference, cudaMemcpyAsync of the same bytes, both
+             * timed on the host from the first call to the completed quiet/sync. */
+            char *peer = (char *)shmem_ptr(dst, 1);
+            for (int v = 0; v < 4; ++v) {
+                if (v >= 1 && !peer)
+                    continue;
+                for (long r = -1; r < o.reps; ++r) {
+                    double h0 = now_s();
+                    for (long i = 0; i < o.iters; ++i) {
+                        if (v == 0) {
+                            shmem_putmem_nbi(dst, src, size, 1);
+                            continue;
+                        }
+                        /* v = 1, 2, 3: the copy split over 1, 2, 4 streams */
+                        int ns = 1 << (v - 1);
+                        size_t part = size / (size_t)ns;
+                        for (int k = 0; k < ns; ++k)
+                            GB_CK(hipMemcpyAsync(peer + k * part, src + k * part, part,
+                                                 hipMemcpyDefault, xs[k]));
+                    }
+                    if (v == 0)
+                        shmem_quiet();
+                    else
+                        for (int k = 0; k < (1 << (v - 1)); ++k)
+                            GB_CK(hipStreamSynchronize(xs[k]));
+                    if (r >= 0)
+                        t[r] = now_s() - h0;
+                }
+                static const char *names[4] = {"bw_putmem_nbi", "bw_memcpy_async",
+                                               "bw_memcpy_async_2streams",
+                                               "bw_memcpy_async_4streams"};
+                gb_csv("host_put_bw", size, names[v],
+                       (double)size * (double)o.iters / gb_median(t, o.reps) / 1e9, "GB/s");
+            }
         }
         if (size > o.max_size / o.factor)
             break;

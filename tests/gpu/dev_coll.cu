@@ -33,10 +33,10 @@ int main(void) {
         int root = rep % npes;
         for (size_t i = 0; i < bn; ++i)
             h[i] = (char)byteval(me, i, rep);
-        GT_CK(hipMemcpy(bsrc, h, bn, hipMemcpyHostToDevice));
+        GT_H2D(bsrc, h, bn);
         for (size_t i = 0; i < fn; ++i)
             h[i] = (char)byteval(me + 100, i, rep);
-        GT_CK(hipMemcpy(fsrc, h, fn, hipMemcpyHostToDevice));
+        GT_H2D(fsrc, h, fn);
         shmem_barrier_all();
         k_coll<<<1, 512>>>(bdst, bsrc, bn, fdst, fsrc, fn, root);
         GT_SYNC();
@@ -58,8 +58,8 @@ int main(void) {
         for (int rep = 0; rep < 3; ++rep) {                                                 \
             for (size_t i = 0; i < NRED; ++i)                                               \
                 hv[i] = (T)(me + 1) * (T)(i % 50 + rep);                                    \
-            GT_CK(hipMemcpy(src, hv, sizeof hv, hipMemcpyHostToDevice));                    \
-            GT_CK(hipMemcpy(inp, hv, sizeof hv, hipMemcpyHostToDevice));                    \
+            GT_H2D(src, hv, sizeof hv);                    \
+            GT_H2D(inp, hv, sizeof hv);                    \
             shmem_barrier_all();                                                            \
             k_red_##N<<<1, 256>>>(dst, src, inp, NRED);                                     \
             GT_SYNC();                                                                      \

@@ -37,7 +37,7 @@ SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
             h[i] = (T)0;                                                                    \
         for (size_t i = 0; i < NEL; ++i)                                                    \
             h[i] = (T)val(me, i);                                                           \
-        GT_CK(hipMemcpy(buf, h, sizeof h, hipMemcpyHostToDevice));                          \
+        GT_H2D(buf, h, sizeof h);                          \
         shmem_barrier_all();                                                                \
         k_##N<<<1, 1>>>((T *)buf, right);                                                   \
         GT_SYNC();                                                                          \
@@ -150,7 +150,7 @@ int main(void) {
         memset(h, 0, sizeof h);                                                             \
         for (size_t i = 0; i < bytes; ++i)                                                  \
             h[i] = (unsigned char)val(me + B, i);                                           \
-        GT_CK(hipMemcpy(buf, h, sizeof h, hipMemcpyHostToDevice));                          \
+        GT_H2D(buf, h, sizeof h);                          \
         shmem_barrier_all();                                                                \
         k_sized##B<<<1, 1>>>(buf, bytes, right);                                            \
         GT_SYNC();                                                                          \
@@ -174,7 +174,7 @@ int main(void) {
         unsigned char *h = (unsigned char *)calloc(total, 1);
         for (size_t i = 0; i < region; ++i)
             h[i] = (unsigned char)val(me, i);
-        GT_CK(hipMemcpy(buf, h, total, hipMemcpyHostToDevice));
+        GT_H2D(buf, h, total);
         shmem_barrier_all();
         k_mem<<<1, 1>>>(buf, region, right);
         GT_SYNC();
@@ -200,7 +200,7 @@ int main(void) {
         unsigned char *h = (unsigned char *)calloc(total, 1);
         for (size_t i = 0; i < region; ++i)
             h[i] = (unsigned char)val(me, i);
-        GT_CK(hipMemcpy(buf, h, total, hipMemcpyHostToDevice));
+        GT_H2D(buf, h, total);
         shmem_barrier_all();
         k_group<<<2, 256>>>(buf, region, len, right);
         GT_SYNC();
@@ -234,7 +234,7 @@ int main(void) {
     {
         int *out;
         int hx[64] = {0}, ho[64];
-        GT_CK(hipMemcpy(buf, hx, sizeof hx, hipMemcpyHostToDevice));
+        GT_H2D(buf, hx, sizeof hx);
         GT_CK(hipMalloc((void **)&out, sizeof ho));
         shmem_barrier_all();
         k_ptr<<<1, 1>>>((int *)buf, out, npes);

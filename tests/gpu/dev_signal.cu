@@ -134,7 +134,7 @@ int main(void) {
         memset(h, 0, sizeof h);
         for (int i = 0; i < NEL; ++i)
             h[i] = i * 5 + 1;
-        GT_CK(hipMemcpy(b, h, sizeof h, hipMemcpyHostToDevice));
+        GT_H2D(b, h, sizeof h);
         shmem_barrier_all();
         k_put_signal<<<1, 1>>>(b, sig, me);
         GT_SYNC();

@@ -53,6 +53,15 @@ static int gt_failures;
         }                                                                                   \
     } while (0)
 
+/* Host to GPU, complete on return: a copy from pageable memory may return
+ * before its DMA lands, and a peer's put after the next barrier must not be
+ * overwritten by it. */
+#define GT_H2D(dst, src, n)                                                                 \
+    do {                                                                                    \
+        GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyHostToDevice));                         \
+        GT_CK(hipDeviceSynchronize());                                                      \
+    } while (0)
+
 /* Launch check: the launch itself, then the kernel's completion. */
 #define GT_SYNC()                                                                           \
     do {                                                                                    \

@@ -18,7 +18,7 @@ int main(void) {
     for (int i = 0; i < N; i++)
         h[i] = me * 1000000L + i;
     /* Host buffers as sources, device-heap buffers as targets and sources. */
-    GT_CK(hipMemcpy(src, h, sizeof h, hipMemcpyHostToDevice));
+    GT_H2D(src, h, sizeof h);
     long *z = (long *)gt_to_host(dst, sizeof h);
     for (int i = 0; i < N; i++)
         GT_EXPECT(z[i] == 0, "shmem_calloc: element %d is %ld", i, z[i]);

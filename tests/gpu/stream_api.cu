@@ -180,7 +180,7 @@ int main(void) {
 
     /* 4. Every comparison, on a word that already satisfies it. */
     uint64_t five = 5;
-    GT_CK(hipMemcpy(&sig[1], &five, sizeof five, hipMemcpyHostToDevice));
+    GT_H2D(&sig[1], &five, sizeof five);
     OK(shmemx_signal_wait_until_on_stream(&sig[1], SHMEM_CMP_EQ, 5, st));
     OK(shmemx_signal_wait_until_on_stream(&sig[1], SHMEM_CMP_NE, 4, st));
     OK(shmemx_signal_wait_until_on_stream(&sig[1], SHMEM_CMP_GT, 4, st));
@@ -195,7 +195,7 @@ int main(void) {
     long hv[NBAR];
     for (int i = 0; i < NBAR; ++i)
         hv[i] = 1000L * i + me + 1;
-    GT_CK(hipMemcpy(vals, hv, sizeof hv, hipMemcpyHostToDevice));
+    GT_H2D(vals, hv, sizeof hv);
     shmem_barrier_all();
     for (int i = 0; i < NBAR; ++i) {
         OK(shmemx_putmem_on_stream(&slots[i], &vals[i], sizeof(long), peer, st));
