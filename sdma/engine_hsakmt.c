@@ -306,4 +306,7 @@ const struct sdma_engine_ops sdma_hsakmt_ops = {
     .map = hk_map,
     .unmap = hk_unmap,
     .import_dmabuf = hk_import_dmabuf,
+    /* The queues run in the process's GPU virtual memory: device allocations and IPC
+     * mappings are reachable as they are (never run on hardware here). */
+    .caps = SDMA_CAP_DEVICE_MEMORY,
 };

@@ -488,4 +488,5 @@ const struct sdma_engine_ops sdma_soft_ops = {
     .queue_close = sdma_soft_queue_close,
     .kick = sdma_soft_kick,
     .progress = sdma_soft_progress,
+    .caps = SDMA_CAP_TAGGED,
 };

@@ -214,6 +214,9 @@ int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
     if (!e || !a || !out)
         return SDMA_ERR_INVAL;
     rb = a->ring_bytes ? a->ring_bytes : SDMA_RING_DEFAULT_BYTES;
+    if ((a->flags & SDMA_QUEUE_TAGGED) && !(e->ops->caps & SDMA_CAP_TAGGED))
+        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "%s: tagged queues are not supported (the "
+                                                 "hardware reads a doorbell)", e->ops->name);
     if (rb < 4096 || (rb & (rb - 1)))
         return sdma_seterr(SDMA_ERR_INVAL, "sdma: ring size %zu is not a power of two >= 4096 "
                                            "(%s)", rb, e->ring_setting);

@@ -76,6 +76,7 @@ void sdma_engine_close(struct sdma_engine *e);
 const char *sdma_engine_name(const struct sdma_engine *e);
 /* What the engine can do beyond the packets. */
 #define SDMA_CAP_DEVICE_MEMORY 1u /* copies and words may be in GPU memory (IPC-mapped too) */
+#define SDMA_CAP_TAGGED 2u        /* queues may be opened with SDMA_QUEUE_TAGGED */
 unsigned sdma_engine_caps(const struct sdma_engine *e);
 /* The 2D copy packet the engine takes: SDMA_COPY_2D_LARGE or SDMA_COPY_2D_SW13 (by target). */
 int sdma_engine_copy_2d_format(const struct sdma_engine *e);

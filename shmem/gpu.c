@@ -196,7 +196,11 @@ struct dev_queue_dev {
 
 static void device_queues(struct shmemi_device_state *st, const char *fn) {
     size_t n = (size_t)shmemi.n_pes, rb = shmemi.cfg.ENGINE_RING_SIZE;
-    if (!shmemi_engine_reaches_device() || shmemi.cfg.DEVICE_NBI_THRESHOLD == 0 || n < 2)
+    /* Kernels publish tagged slots: engines with a proxy thread (cuda) read
+     * them; hardware queues (hsakmt) need a doorbell protocol that is not
+     * wired to kernels yet, so there device _nbi puts stay stores. */
+    if (!shmemi_engine_reaches_device() || !(sdma_engine_caps(shmemi_engine()) & SDMA_CAP_TAGGED) ||
+        shmemi.cfg.DEVICE_NBI_THRESHOLD == 0 || n < 2)
         return;
     struct shmemi_dev_queue *view = calloc(n, sizeof(*view));
     struct dev_queue_dev *dw = NULL;
