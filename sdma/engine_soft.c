@@ -96,6 +96,24 @@ static int run_queue(struct soft_engine *se, struct soft_queue *sq, double t)
     return n;
 }
 
+/* Execute the packet at dw (ring index `index`): a POLL not satisfied parks the queue, a
+ * bad packet stops it (nothing behind it runs). Returns sdma_soft_exec's result. */
+static int exec_one(struct soft_queue *sq, const uint32_t *dw, size_t avail, size_t *used,
+                    uint64_t index)
+{
+    struct sdma_queue *q = sq->q;
+    int rc = sdma_soft_exec(&sq->x, dw, avail, used);
+    sq->waiting = rc == SDMA_EXEC_WAIT;
+    if (rc == SDMA_EXEC_WAIT)
+        sq->wait_until = sq->x.wait_until;
+    else if (rc == SDMA_EXEC_ERROR)
+        sdma_queue_set_error(q, "sdma: queue '%s' at byte offset %llu (index %llu): opcode %u "
+                                "sub-op %u: %s",
+                             q->label, (unsigned long long)(index & (q->ring.size - 1)),
+                             (unsigned long long)index, sq->x.op, sq->x.sub_op, sq->x.msg);
+    return rc;
+}
+
 /* A tagged queue: run whole slots while the tag at the read pointer is that slot's. */
 static int run_slots(struct soft_queue *sq)
 {
@@ -109,21 +127,9 @@ static int run_slots(struct soft_queue *sq)
             break;
         while (sq->slot_off < SDMA_SLOT_DW) {
             size_t used = 0;
-            int rc = sdma_soft_exec(&sq->x, slot + sq->slot_off, SDMA_SLOT_DW - sq->slot_off,
-                                    &used);
-            if (rc == SDMA_EXEC_WAIT) {
-                sq->waiting = 1;
-                sq->wait_until = sq->x.wait_until;
+            if (exec_one(sq, slot + sq->slot_off, SDMA_SLOT_DW - sq->slot_off, &used,
+                         sq->rd + 4u * sq->slot_off) != SDMA_EXEC_DONE)
                 return n;
-            }
-            sq->waiting = 0;
-            if (rc == SDMA_EXEC_ERROR) {
-                sdma_queue_set_error(q, "sdma: queue '%s' at slot index %llu, dword %u: opcode "
-                                        "%u sub-op %u: %s",
-                                     q->label, (unsigned long long)sq->rd, sq->slot_off,
-                                     sq->x.op, sq->x.sub_op, sq->x.msg);
-                return n;
-            }
             sq->slot_off += (unsigned)used;
         }
         sq->slot_off = 0;
@@ -154,7 +160,6 @@ static int run_packets(struct soft_queue *sq, double t)
         uint64_t off = sq->rd & (r->size - 1);
         uint64_t avail = db - sq->rd;
         size_t used = 0;
-        int rc;
         if (avail > r->size || (avail & 3)) {
             sdma_queue_set_error(q, "sdma: queue '%s': doorbell %llu is not a dword index "
                                     "within one ring (%llu bytes) of the read pointer %llu",
@@ -164,21 +169,8 @@ static int run_packets(struct soft_queue *sq, double t)
         }
         if (avail > r->size - off)
             avail = r->size - off;
-        rc = sdma_soft_exec(&sq->x, r->base + off / 4, (size_t)(avail / 4), &used);
-        if (rc == SDMA_EXEC_WAIT) {
-            sq->waiting = 1;
-            sq->wait_until = sq->x.wait_until;
+        if (exec_one(sq, r->base + off / 4, (size_t)(avail / 4), &used, sq->rd) != SDMA_EXEC_DONE)
             return n;
-        }
-        sq->waiting = 0;
-        if (rc == SDMA_EXEC_ERROR) {
-            /* Stop this queue: nothing behind the bad packet runs. */
-            sdma_queue_set_error(q, "sdma: queue '%s' at byte offset %llu (index %llu): "
-                                    "opcode %u sub-op %u: %s",
-                                 q->label, (unsigned long long)off, (unsigned long long)sq->rd,
-                                 sq->x.op, sq->x.sub_op, sq->x.msg);
-            return n;
-        }
         sq->rd += (uint64_t)used * 4;
         /* Release: our reads of the consumed slots are done before a producer that acquires
          * rptr (sdma_ring_reserve) overwrites them. */

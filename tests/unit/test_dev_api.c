@@ -313,6 +313,32 @@ END_TEST
 
 /* The device-side enqueue on the CPU (a wave of one lane) against the soft engine. */
 #define RING_BYTES 4096
+
+/* A queue on a ring the test owns, as GPU producers would share it: words[0] rptr,
+ * [8] wptr, [16] doorbell, [24] the completion index. */
+static struct sdma_queue *open_caller_ring(struct sdma_engine *e, unsigned flags,
+                                           volatile uint64_t *words, void **ring,
+                                           struct sdma_ring_ctl **ctl) {
+    struct sdma_queue *q = NULL;
+    struct sdma_queue_attr a;
+    *ring = aligned_alloc(4096, RING_BYTES);
+    *ctl = aligned_alloc(64, sizeof **ctl);
+    memset(*ring, 0, RING_BYTES);
+    memset(*ctl, 0, sizeof **ctl);
+    memset((void *)words, 0, 32 * sizeof *words);
+    sdma_queue_attr_init(&a);
+    a.ring_bytes = RING_BYTES;
+    a.label = flags & SDMA_QUEUE_TAGGED ? "tagged" : "dev-api";
+    a.ring = *ring;
+    a.ctl = *ctl;
+    a.rptr = &words[0];
+    a.wptr = &words[8];
+    a.doorbell = &words[16];
+    a.complete = &words[24];
+    a.flags = flags;
+    ck_assert_int_eq(sdma_queue_open_attr(e, &a, &q), SDMA_OK);
+    return q;
+}
 static struct sdma_ring ring_view;
 static unsigned char *ring_src, *ring_dst;
 static int ring_errors;
@@ -331,21 +357,10 @@ START_TEST(test_ring_copy_wave) {
     struct sdma_queue *q = NULL;
     char err[128];
     ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
-    void *ring = aligned_alloc(4096, RING_BYTES);
-    struct sdma_ring_ctl *ctl = aligned_alloc(64, sizeof *ctl);
-    static volatile uint64_t words[24] __attribute__((aligned(64)));
-    memset(ring, 0, RING_BYTES);
-    memset(ctl, 0, sizeof *ctl);
-    struct sdma_queue_attr a;
-    sdma_queue_attr_init(&a);
-    a.ring_bytes = RING_BYTES;
-    a.label = "dev-api";
-    a.ring = ring;
-    a.ctl = ctl;
-    a.rptr = &words[0];
-    a.wptr = &words[8];
-    a.doorbell = &words[16];
-    ck_assert_int_eq(sdma_queue_open_attr(e, &a, &q), SDMA_OK);
+    static volatile uint64_t words[32] __attribute__((aligned(64)));
+    void *ring;
+    struct sdma_ring_ctl *ctl;
+    q = open_caller_ring(e, 0, words, &ring, &ctl);
     ring_view = *sdma_queue_ring(q);
     ring_src = malloc(2000 * 256);
     ring_dst = calloc(2000, 256);
@@ -393,24 +408,10 @@ START_TEST(test_ring_copy_tagged) {
     struct sdma_queue *q = NULL;
     char err[128];
     ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
-    void *ring = aligned_alloc(4096, RING_BYTES);
-    struct sdma_ring_ctl *ctl = aligned_alloc(64, sizeof *ctl);
     static volatile uint64_t words[32] __attribute__((aligned(64)));
-    memset(ring, 0, RING_BYTES);
-    memset(ctl, 0, sizeof *ctl);
-    memset((void *)words, 0, sizeof words);
-    struct sdma_queue_attr a;
-    sdma_queue_attr_init(&a);
-    a.ring_bytes = RING_BYTES;
-    a.label = "tagged";
-    a.ring = ring;
-    a.ctl = ctl;
-    a.rptr = &words[0];
-    a.wptr = &words[8];
-    a.doorbell = &words[16];
-    a.complete = &words[24];
-    a.flags = SDMA_QUEUE_TAGGED;
-    ck_assert_int_eq(sdma_queue_open_attr(e, &a, &q), SDMA_OK);
+    void *ring;
+    struct sdma_ring_ctl *ctl;
+    q = open_caller_ring(e, SDMA_QUEUE_TAGGED, words, &ring, &ctl);
     ring_view = *sdma_queue_ring(q);
     /* Host producers cannot reserve on a tagged queue. */
     struct sdma_ring_slot slot;
