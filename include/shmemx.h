@@ -22,6 +22,14 @@ const char *shmemx_copy_engine_name(void);
  * SHMEMX_PLAN_OK (0) or a negative SHMEMX_PLAN_E* code; shmemx_plan_strerror
  * names it, and shmemx_plan_errmsg gives the plan's latest detailed message
  * (which names the round, chunk and PE).
+ *
+ * Stream-ordered rounds (GPU builds, buffer on the device heap): wait_on_stream
+ * and next_round_on_stream queue bounded kernels on `stream` (a hipStream_t /
+ * cudaStream_t) and return at once. What they find (a timeout, extra marks, a
+ * peer that did not reach the fence or could not prepare the next round) is
+ * recorded on the GPU, first error wins, and returned once by the next
+ * shmemx_plan_wait or by shmemx_plan_close; rounds queued after it end at
+ * once. Synchronize the stream before close.
  * ---------------------------------------------------------------------- */
 typedef struct shmemx_plan *shmemx_plan_t;
 typedef struct shmemx_plan_view shmemx_plan_view_t; /* one round's handle for producers */
