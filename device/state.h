@@ -13,7 +13,7 @@
 
 #include "sdma/ring.h"
 
-#define SHMEMI_DEVICE_STATE_VERSION 3
+#define SHMEMI_DEVICE_STATE_VERSION 4
 /* Peers whose heap base sits in the state itself (one constant-cache load on
  * the RMA fast path); PEs beyond go through peer_heap. */
 #define SHMEMI_DEV_INLINE_PEERS 16
@@ -49,6 +49,13 @@ struct shmemi_dev_queue {
     uint64_t *published;         /* highest ring index a producer committed (atomic max) */
     const uint64_t *complete;    /* the engine's index below which all packets completed */
 };
+/* The two indices of the queue to one peer share a line, so that quiet reads
+ * both in one round trip. */
+struct shmemi_dev_ce_line {
+    uint64_t published;
+    uint64_t complete;
+    uint64_t pad[SHMEMI_DEV_LINE / 8 - 2];
+};
 
 struct shmemi_device_state {
     int version;   /* SHMEMI_DEVICE_STATE_VERSION */
@@ -64,6 +71,7 @@ struct shmemi_device_state {
     /* Device array [n_pes] (entry my_pe unused), or NULL: no copy engine
      * reaches the device heap, and every device put is stores. */
     const struct shmemi_dev_queue *queues;
+    const struct shmemi_dev_ce_line *ce_lines; /* [n_pes]: queues[pe]'s indices */
     size_t ce_min_bytes;  /* workgroup/wave _nbi puts of at least this use the queues */
     uint64_t ce_timeout_ns; /* a full ring after this long: the put is done by stores */
 };

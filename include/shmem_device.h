@@ -236,20 +236,22 @@ SHMEMI_DFN void shmemi_dev_ce_put(const struct shmemi_dev_queue *q, char *dst, c
 }
 
 /* Wait until the engine completed every packet any producer of this PE
- * committed before (its completion index passes what was published). */
+ * committed before (its completion index passes what was published); the
+ * caller fences after it. */
 SHMEMI_DFN void shmemi_dev_ce_quiet(void) {
     const struct shmemi_device_state *st = SHMEMI_DST;
     if (!st->queues)
         return;
     for (int pe = 0; pe < st->n_pes; pe++) {
-        const struct shmemi_dev_queue *q = &st->queues[pe];
+        const struct shmemi_dev_ce_line *l = &st->ce_lines[pe];
         if (pe == st->my_pe)
             continue;
-        uint64_t want = shmemi_arch_ld_acq64(q->published);
+        /* Relaxed: both words in one round trip; the caller's system-scope
+         * fence after this loop is the acquire (the engine writes the index
+         * after its copies, with a fence: the bytes are visible once it is). */
+        uint64_t want = shmemi_arch_ld_rlx64(&l->published);
         unsigned spins = 0;
-        /* Acquire (system): the engine writes the index after its copies, with
-         * a fence; the copied bytes are visible once the index is. */
-        while (shmemi_arch_ld_acq64(q->complete) < want)
+        while (shmemi_arch_ld_rlx64(&l->complete) < want)
             shmemi_arch_pause(&spins);
     }
 }

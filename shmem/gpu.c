@@ -188,10 +188,6 @@ struct dev_queue_host {
 };
 struct dev_queue_dev {
     struct sdma_ring_ctl ctl;
-    uint64_t published;
-    uint64_t pad0[15];
-    uint64_t complete;
-    uint64_t pad1[15];
 };
 
 static void device_queues(struct shmemi_device_state *st, const char *fn) {
@@ -206,8 +202,11 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
     struct dev_queue_dev *dw = NULL;
     if (!view)
         shmemi_fatal("out of memory");
+    struct shmemi_dev_ce_line *lines = NULL; /* published, complete (my_pe's stays zero) */
     check(hipMalloc((void **)&dw, n * sizeof(*dw)), fn, "allocation of the device queues");
     check(hipMemset(dw, 0, n * sizeof(*dw)), fn, "zeroing the device queues");
+    check(hipMalloc((void **)&lines, n * sizeof(*lines)), fn, "allocation of the queue indices");
+    check(hipMemset(lines, 0, n * sizeof(*lines)), fn, "zeroing the queue indices");
     for (size_t pe = 0; pe < n; pe++) {
         if ((int)pe == shmemi.my_pe)
             continue;
@@ -228,13 +227,13 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
         a.rptr = &hw->rptr;
         a.wptr = &hw->wptr;
         a.doorbell = &hw->doorbell;
-        a.complete = &dw[pe].complete;
+        a.complete = &lines[pe].complete;
         a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
         struct sdma_queue *q = shmemi_engine_device_queue((int)pe, &a);
         view[pe].ring = *sdma_queue_ring(q);
         view[pe].ring.ctl = &dw[pe].ctl; /* zeroed: the ring starts at index 0 */
-        view[pe].published = &dw[pe].published;
-        view[pe].complete = &dw[pe].complete;
+        view[pe].published = &lines[pe].published;
+        view[pe].complete = &lines[pe].complete;
     }
     void *table = NULL;
     check(hipMalloc(&table, n * sizeof(*view)), fn, "allocation of the device queue table");
@@ -242,6 +241,7 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
           "copy of the device queue table");
     free(view);
     st->queues = table;
+    st->ce_lines = lines;
     st->ce_min_bytes = shmemi.cfg.DEVICE_NBI_THRESHOLD;
     st->ce_timeout_ns = (uint64_t)(shmemi.cfg.ENGINE_TIMEOUT * 1e9);
 }
