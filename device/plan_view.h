@@ -5,7 +5,8 @@
  *   marks[c]   64-bit, counts every writer's mark of own chunk c over all rounds:
  *              round r is fully marked when marks[c] == r * writers[c]
  *   gates[c]   32-bit, own chunk c: the engine's POLL waits for gates[c] >= r
- *   arrival[c] 32-bit, other PEs' chunk c: the owner's engine adds 1 each round
+ *   arrival[c] 32-bit, other PEs' chunk c: the owner's engine writes the round
+ *              after the chunk's copies (a FENCE: one writer, rounds in order)
  *   error      first error wins: SHMEMX_PLAN_E* code; error_chunk names the chunk */
 #ifndef SHMEM_DEVICE_PLAN_VIEW_H
 #define SHMEM_DEVICE_PLAN_VIEW_H
@@ -83,8 +84,8 @@ SHMEMI_VIEW_FN int shmemi_view_arrived(const shmemx_plan_view_t *v, int c) {
     if (shmemi_view_owns(v, c))
         return __atomic_load_n(&v->marks[c], __ATOMIC_ACQUIRE) >=
                (uint64_t)v->round * (uint64_t)v->writers[c];
-    /* Acquire at system scope: the data the engine copied before its atomic
-     * on arrival[c] is visible once the new count is. */
+    /* Acquire at system scope: the data the engine copied before its fence
+     * on arrival[c] is visible once the new round is. */
     return __atomic_load_n(&v->arrival[c], __ATOMIC_ACQUIRE) >= v->round;
 }
 

@@ -35,6 +35,7 @@
 #include "sdma/soft_backend.h"
 
 #define MERGE_MAX 1024 /* copies batched per queue before they are issued */
+#define REACH_CACHE 16 /* granules whose reach a queue remembers (FENCE/ATOMIC targets) */
 /* While the copies issued last are still running, new ones wait (up to this long
  * and this many bytes) for neighbours to merge with: the engine is busy anyway, and a
  * kernel's workgroups publish their adjacent slices in no particular order. */
@@ -70,6 +71,8 @@ struct cuda_queue {
     cudaEvent_t wait_done; /* recorded behind the latest stream wait */
     uint64_t poll_addr;    /* the POLL at the head, and who can read its word */
     enum reach poll_reach;
+    uint64_t reach_key[REACH_CACHE]; /* 64 KiB granules (+1) known to be GPU-reachable */
+    enum reach reach_val[REACH_CACHE];
     int wait_armed;        /* counted in ce->blocked until wait_done completes */
     cudaEvent_t issued;      /* recorded behind the latest issued batch */
     int inflight;            /* that batch may still run */
@@ -119,6 +122,25 @@ static enum reach reach_of(uint64_t addr)
     if (a.type == cudaMemoryTypeHost || a.type == cudaMemoryTypeManaged)
         return REACH_MAPPED;
     return REACH_HOST;
+}
+
+/* reach_of for the targets of FENCE and ATOMIC, which a queue names again and again
+ * (its quiet word, a plan's words): the lookup takes the driver's lock, which the
+ * application's launches need too. Only GPU-reachable answers are kept (host memory
+ * may be registered later). */
+static enum reach reach_cached(struct cuda_queue *cq, uint64_t addr)
+{
+    uint64_t key = (addr >> 16) + 1;
+    unsigned slot = (unsigned)(key % REACH_CACHE);
+    enum reach r;
+    if (cq->reach_key[slot] == key)
+        return cq->reach_val[slot];
+    r = reach_of(addr);
+    if (r != REACH_HOST) {
+        cq->reach_key[slot] = key;
+        cq->reach_val[slot] = r;
+    }
+    return r;
 }
 
 /* ---------------------------------------------------------------- copies */
@@ -199,11 +221,13 @@ static int issue_batch(struct cuda_queue *cq, struct sdma_soft_ctx *x)
     return SDMA_EXEC_DONE;
 }
 
-static int issue_copies(struct cuda_queue *cq, struct sdma_soft_ctx *x)
+/* mark: remember when this batch is done (later copies may wait for it to merge,
+ * cuda_flush); not needed when an ordering point follows at once. */
+static int issue_copies(struct cuda_queue *cq, struct sdma_soft_ctx *x, int mark)
 {
     int rc = issue_batch(cq, x);
-    /* What runs now on the engine: later copies may wait for it (cuda_flush). */
-    cq->inflight = rc == SDMA_EXEC_DONE && cudaEventRecord(cq->issued, cq->stream) == cudaSuccess;
+    cq->inflight = mark && rc == SDMA_EXEC_DONE &&
+                   cudaEventRecord(cq->issued, cq->stream) == cudaSuccess;
     return rc;
 }
 
@@ -216,7 +240,7 @@ static int ex_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint6
     if (enter(cq->ce))
         return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
     if (rows == 1 && depth == 1) {
-        if (cq->npend == MERGE_MAX && issue_copies(cq, x) != SDMA_EXEC_DONE)
+        if (cq->npend == MERGE_MAX && issue_copies(cq, x, 1) != SDMA_EXEC_DONE)
             return SDMA_EXEC_ERROR;
         if (!cq->npend) {
             cq->first_at = mono_s();
@@ -226,7 +250,7 @@ static int ex_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint6
         cq->pend[cq->npend++] = (struct pending_copy){dst, src, width};
         return SDMA_EXEC_DONE;
     }
-    if (cq->npend && issue_copies(cq, x) != SDMA_EXEC_DONE)
+    if (cq->npend && issue_copies(cq, x, 0) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
     for (z = 0; z < depth; z++) {
         void *d = (void *)(uintptr_t)(dst + z * dslice);
@@ -252,7 +276,7 @@ static int before_op(struct sdma_soft_ctx *x, struct cuda_queue *cq)
 {
     if (enter(cq->ce))
         return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
-    if (cq->npend && issue_copies(cq, x) != SDMA_EXEC_DONE)
+    if (cq->npend && issue_copies(cq, x, 0) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
     return SDMA_EXEC_DONE;
 }
@@ -372,7 +396,7 @@ static int ex_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
     CUresult cr;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
-    if (reach_of(addr) == REACH_HOST)
+    if (reach_cached(cq, addr) == REACH_HOST)
         return host_fn(x, cq, (struct host_op){.kind = HOST_FENCE, .addr = addr, .a = value});
     /* The default flags put a memory fence before the write: the copies before it are
      * visible to whoever sees the value. */
@@ -390,7 +414,7 @@ static int ex_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int 
     int e;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
-    if (reach_of(addr) == REACH_HOST)
+    if (reach_cached(cq, addr) == REACH_HOST)
         return host_fn(x, cq, (struct host_op){.kind = HOST_ATOMIC, .addr = addr, .a = src,
                                                .b = cmp, .base = base, .is64 = is64});
     e = sdma_cuda_atomic_launch(cq->stream, addr,
@@ -408,7 +432,7 @@ static int ex_fill(struct sdma_soft_ctx *x, uint64_t dst, uint64_t bytes, uint32
     int e;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
-    if (reach_of(dst) == REACH_HOST)
+    if (reach_cached(cq, dst) == REACH_HOST)
         return host_fn(x, cq, (struct host_op){.kind = HOST_FILL, .addr = dst, .a = pattern,
                                                .n = bytes, .unit = unit});
     e = sdma_cuda_fill_launch(cq->stream, dst, bytes, pattern, unit);
@@ -421,7 +445,7 @@ static int ex_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
     int e;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
-    if (reach_of(addr) == REACH_HOST)
+    if (reach_cached(cq, addr) == REACH_HOST)
         return host_fn(x, cq, (struct host_op){.kind = HOST_TIMESTAMP, .addr = addr});
     e = sdma_cuda_timestamp_launch(cq->stream, addr);
     return e ? cu_fail(x, (cudaError_t)e, "the timestamp kernel's launch") : SDMA_EXEC_DONE;
@@ -455,7 +479,7 @@ static int cuda_flush(void *qstate, uint64_t rd, int ran)
         if (enter(cq->ce))
             return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: cannot make GPU %d current",
                                cq->ce->device);
-        if (cq->npend && issue_copies(cq, &x) != SDMA_EXEC_DONE)
+        if (cq->npend && issue_copies(cq, &x, 1) != SDMA_EXEC_DONE)
             return sdma_seterr(SDMA_ERR_SYSTEM, "%s", x.msg), -1;
         if (q->complete && rd != cq->published) {
             CUresult cr = cq->ce->write64(cq->stream, (CUdeviceptr)(uintptr_t)q->complete, rd,

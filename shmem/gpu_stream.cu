@@ -138,9 +138,9 @@ __global__ static void plan_wait_kernel(shmemi_plan_gpu a) {
         for (int q = own ? 0 : a.me; q < (own ? a.n : a.me + 1); ++q) {
             if (own && q == a.me)
                 continue;
-            // Acquire (system): the engine's fence (own chunks) or atomic
-            // (others) follows the copies; later work on the stream sees the
-            // bytes once the word is seen.
+            // Acquire (system): the engine's fences (sent here for own chunks,
+            // arrival from the owner for the others) follow the copies; later
+            // work on the stream sees the bytes once the word is seen.
             const uint32_t *w = own ? &a.sent[(size_t)c * a.n + q] : &a.arrival[c];
             while (shmemi_arch_ld_acq32(w) < a.round) {
                 if (plan_failed(a))

@@ -3,10 +3,13 @@
  * For every own chunk c and every peer p, a chain is built once at create, on
  * the plan queue to p (one per peer, shared by all plans, never used by
  * ordinary RMA):
- *     POLL(gates[c] >= r) -> COPY per region -> ATOMIC arrival[c]@p += 1
+ *     POLL(gates[c] >= r) -> COPY per region -> FENCE arrival[c]@p = r
  *                         -> FENCE sent[c][p] = r
  * Arming round r copies the chain into the ring with r patched into the POLL
- * reference and the FENCE value. The producer's last mark of c opens the gate
+ * reference and the FENCE values. Only c's owner writes arrival[c] on p, once
+ * per round and in round order (one queue), so writing r is the same as
+ * adding 1 each round, and a FENCE is a stream write on the cuda engine where
+ * an ATOMIC is a kernel launch. The producer's last mark of c opens the gate
  * (device/plan_view.h). wait() watches sent[] for own chunks and arrival[]
  * for the others. next_round() is a fence on the plan's own words, bounded by
  * the plan timeout, so a peer that never reaches it costs one timeout and
@@ -51,6 +54,7 @@ struct chain {
     uint32_t *dw;
     size_t ndw;
     size_t poll_ref;  /* dword index of the POLL reference */
+    size_t arrival_val; /* dword index of the arrival FENCE's value */
     size_t fence_val; /* dword index of the FENCE value */
 };
 
@@ -314,7 +318,7 @@ static size_t region_dwords(const struct shmemx_plan *p, const shmemx_region_t *
 }
 
 static size_t chain_dwords(const struct shmemx_plan *p, size_t c) {
-    size_t dw = SDMA_POLL_DW + SDMA_ATOMIC_DW + SDMA_FENCE_DW;
+    size_t dw = SDMA_POLL_DW + 2 * SDMA_FENCE_DW;
     for (size_t k = 0; k < p->chunks[c].nregions; k++)
         dw += region_dwords(p, &p->regions[p->chunks[c].first_region + k]);
     return dw;
@@ -374,8 +378,8 @@ static int build_chains(struct shmemx_plan *p) {
                                                   addr(src + row * g->stride), (uint32_t)g->row_bytes);
                 }
             }
-            d += sdma_pkt_atomic(d, addr(at_peer(&p->arrival[c], peer)), SDMA_ATOMIC_ADD32_NORET,
-                                 1, 0);
+            ch->arrival_val = (size_t)(d - ch->dw) + 3;
+            d += sdma_pkt_fence(d, addr(at_peer(&p->arrival[c], peer)), 0);
             ch->fence_val = (size_t)(d - ch->dw) + 3;
             d += sdma_pkt_fence(d, addr(&p->sent[c * (size_t)p->n + (size_t)peer]), 0);
             bytes += ch->ndw * sizeof(uint32_t);
@@ -395,6 +399,7 @@ static int arm(struct shmemx_plan *p, uint32_t r) {
         for (size_t k = 0; k < p->own; k++) {
             struct chain *ch = &p->chains[(size_t)peer * p->own + k];
             ch->dw[ch->poll_ref] = r;
+            ch->dw[ch->arrival_val] = r;
             ch->dw[ch->fence_val] = r;
             /* No kick: the chain waits on its gate, and opening the gate kicks. */
             int rc = sdma_queue_submit_flags(pqs[peer].q, ch->dw, ch->ndw, SDMA_SUBMIT_NO_KICK);
