@@ -3,6 +3,9 @@
 // memory-model primitives are the device API's (device/arch.h), so the wait
 // and the barrier pair with kernels that use shmem_device.h.
 #include "device/gpu.h"
+#if !defined(__HIPCC__)
+#include <cuda.h>
+#endif
 
 #include "device/arch.h"
 #include "shmem/gpu_stream.h"
@@ -118,17 +121,35 @@ __global__ static void barrier_kernel(shmemi_stream_barrier bar, shmemi_stream_s
 
 // The first error of the plan wins; the host formats the message.
 __device__ static void plan_error(const shmemi_plan_gpu &a, int code, uint32_t chunk,
-                                  uint32_t peer) {
+                                  uint32_t peer, uint32_t round) {
     if (atomicCAS(a.error, 0u, (uint32_t)-code) != 0u)
         return;
     shmemi_arch_st_rlx32(a.error_chunk, chunk);
-    shmemi_arch_st_rlx32(a.error_round, a.round);
+    shmemi_arch_st_rlx32(a.error_round, round);
     shmemi_arch_st_rlx32(a.error_peer, peer);
     shmemi_arch_fence_sys();
 }
 
 __device__ static bool plan_failed(const shmemi_plan_gpu &a) {
     return shmemi_arch_ld_acq32(a.error) != 0u;
+}
+
+// A peer that could not prepare this round, or (after a timeout) one that has
+// not passed the previous round's next_round, named as the error.
+__device__ static bool plan_peer_trouble(const shmemi_plan_gpu &a, bool timed_out) {
+    for (int q = 0; q < a.n; ++q) {
+        if (q == a.me)
+            continue;
+        if (shmemi_arch_ld_acq32(&a.abortw[q]) == a.round - 1) {
+            plan_error(a, SHMEMX_PLAN_EPEER, UINT32_MAX, (uint32_t)q, a.round - 1);
+            return true;
+        }
+        if (timed_out && shmemi_arch_ld_acq32(&a.fence[q]) < a.round - 1) {
+            plan_error(a, SHMEMX_PLAN_ETIMEDOUT, UINT32_MAX, (uint32_t)q, a.round - 1);
+            return true;
+        }
+    }
+    return false;
 }
 
 __global__ static void plan_wait_kernel(shmemi_plan_gpu a) {
@@ -146,41 +167,15 @@ __global__ static void plan_wait_kernel(shmemi_plan_gpu a) {
                 if (plan_failed(a))
                     return;
                 if (deadline_wait(&d)) {
-                    plan_error(a, SHMEMX_PLAN_ETIMEDOUT, (uint32_t)c, (uint32_t)q);
+                    if (!plan_peer_trouble(a, true))
+                        plan_error(a, SHMEMX_PLAN_ETIMEDOUT, (uint32_t)c, (uint32_t)q, a.round);
                     return;
                 }
+                if ((d.turns & 1023) == 0 && plan_peer_trouble(a, false))
+                    return;
             }
         }
     }
-}
-
-__global__ static void plan_fence_kernel(shmemi_plan_gpu a) {
-    // Release: this PE's reads of the round (the stream's earlier work) are
-    // done before any peer may start overwriting the buffer.
-    shmemi_arch_fence_sys();
-    for (int q = 0; q < a.n; ++q)
-        if (q != a.me)
-            shmemi_arch_st_rel32(a.peer_fence[q], a.round);
-    if (plan_failed(a))
-        return;
-    deadline d = deadline_start(a.timeout_ns);
-    for (int q = 0; q < a.n; ++q) {
-        if (q == a.me)
-            continue;
-        while (shmemi_arch_ld_acq32(&a.fence[q]) < a.round) {
-            if (plan_failed(a))
-                return;
-            if (deadline_wait(&d)) {
-                plan_error(a, SHMEMX_PLAN_ETIMEDOUT, UINT32_MAX, (uint32_t)q);
-                return;
-            }
-        }
-        if (shmemi_arch_ld_acq32(&a.abortw[q]) == a.round) {
-            plan_error(a, SHMEMX_PLAN_EPEER, UINT32_MAX, (uint32_t)q);
-            return;
-        }
-    }
-    shmemi_arch_st_rel32(a.done, a.round);
 }
 
 extern "C" int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void *stream) {
@@ -188,10 +183,33 @@ extern "C" int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void
     return (int)hipGetLastError();
 }
 
-extern "C" int shmemi_gpu_plan_fence_launch(const struct shmemi_plan_gpu *a, void *stream) {
-    plan_fence_kernel<<<1, 1, 0, (hipStream_t)stream>>>(*a);
-    return (int)hipGetLastError();
+#if defined(__HIPCC__)
+extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value) {
+    return (int)hipStreamWriteValue32((hipStream_t)stream, addr, value, 0);
 }
+#else
+// The driver's stream write, found through the runtime (the library links the
+// runtime only). The default flags put a memory fence before the write.
+typedef CUresult (*shmemi_write32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value) {
+    static shmemi_write32_fn fn;
+    shmemi_write32_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+    if (!f) {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &p, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess || !p) {
+            (void)cudaGetLastError();
+            return (int)cudaErrorNotSupported;
+        }
+        f = (shmemi_write32_fn)p;
+        __atomic_store_n(&fn, f, __ATOMIC_RELEASE);
+    }
+    CUresult r = f((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, CU_STREAM_WRITE_VALUE_DEFAULT);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorUnknown;
+}
+#endif
 
 extern "C" int shmemi_gpu_signal_launch(uint64_t *p, uint64_t value, int add, void *stream) {
     signal_kernel<<<1, 1, 0, (hipStream_t)stream>>>(p, value, add);

@@ -62,21 +62,20 @@ struct shmemi_plan_gpu {
     int me, n, nchunks, own_first, own_count;
     const uint32_t *sent;    /* [c * n + q]: own chunk c left for PE q */
     const uint32_t *arrival; /* [c]: other PEs' chunk c arrived here */
-    const uint32_t *fence;   /* [q]: PE q passed next_round of this round */
-    const uint32_t *abortw;  /* [q]: PE q could not prepare the next round */
-    uint32_t *const *peer_fence; /* [q]: fence[me] on PE q */
+    const uint32_t *fence;   /* [q]: the last round whose next_round PE q passed */
+    const uint32_t *abortw;  /* [q]: r when PE q could not prepare round r + 1 */
     uint32_t *error, *error_chunk, *error_round, *error_peer;
-    uint32_t *done; /* the last round whose fence passed */
     uint64_t timeout_ns;
 };
 /* wait: until every chunk of the round is delivered (own chunks at every
- * peer, the others here), or the plan's recorded error; a timeout records
- * ETIMEDOUT with the chunk. */
+ * peer, the others here), or the plan's recorded error. Records EPEER for a
+ * peer that could not prepare the round, and on a timeout ETIMEDOUT naming a
+ * peer that has not passed the previous round's next_round (chunk
+ * UINT32_MAX, the previous round), else the chunk. */
 int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void *stream);
-/* fence: tell every peer this PE passed next_round, wait for theirs (a
- * timeout records ETIMEDOUT with the peer, an aborting peer EPEER), then
- * done = round. After a recorded error it signals the peers and returns. */
-int shmemi_gpu_plan_fence_launch(const struct shmemi_plan_gpu *a, void *stream);
+/* *addr = value in stream order, after everything before it on the stream
+ * (a stream memory operation: no kernel). Runtime status, 0 on success. */
+int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value);
 
 #ifdef __cplusplus
 }

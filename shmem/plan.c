@@ -3,17 +3,22 @@
  * For every own chunk c and every peer p, a chain is built once at create, on
  * the plan queue to p (one per peer, shared by all plans, never used by
  * ordinary RMA):
- *     POLL(gates[c] >= r) -> COPY per region -> FENCE arrival[c]@p = r
- *                         -> FENCE sent[c][p] = r
+ *     POLL(gates[c] >= r) -> POLL(fence[p] >= r - 1) -> COPY per region
+ *                         -> FENCE arrival[c]@p = r -> FENCE sent[c][p] = r
  * Arming round r copies the chain into the ring with r patched into the POLL
  * reference and the FENCE values. Only c's owner writes arrival[c] on p, once
  * per round and in round order (one queue), so writing r is the same as
  * adding 1 each round, and a FENCE is a stream write on the cuda engine where
  * an ATOMIC is a kernel launch. The producer's last mark of c opens the gate
- * (device/plan_view.h). wait() watches sent[] for own chunks and arrival[]
- * for the others. next_round() is a fence on the plan's own words, bounded by
- * the plan timeout, so a peer that never reaches it costs one timeout and
- * leaves every other barrier of the library in step. */
+ * (device/plan_view.h). fence[p] is the last round whose next_round PE p has
+ * passed (p writes it here): the second POLL keeps round r's copies out of p's
+ * buffer until p is done reading round r - 1, whatever this PE does meanwhile.
+ * wait() watches sent[] for own chunks and arrival[] for the others.
+ * next_round() is a fence on the plan's own words, bounded by the plan
+ * timeout, so a peer that never reaches it costs one timeout and leaves every
+ * other barrier of the library in step; next_round_on_stream() only tells the
+ * peers (stream writes), the chains do the waiting. close() is collective:
+ * once every PE is in it, the fence POLLs are released (fence[] = max). */
 #include "shmem/shmemi.h"
 
 #include "sdma/sdma.h"
@@ -53,7 +58,8 @@ static int plan_serial;
 struct chain {
     uint32_t *dw;
     size_t ndw;
-    size_t poll_ref;  /* dword index of the POLL reference */
+    size_t poll_ref;  /* dword index of the gate POLL's reference */
+    size_t peer_ref;  /* dword index of the peer-fence POLL's reference */
     size_t arrival_val; /* dword index of the arrival FENCE's value */
     size_t fence_val; /* dword index of the FENCE value */
 };
@@ -83,7 +89,7 @@ struct shmemx_plan {
     uint64_t *marks;
     uint32_t *gates, *arrival, *sent /* [c * n + p] */, *fence, *abortw, *error, *error_chunk;
     uint32_t *error_round, *error_peer; /* where the GPU's first error happened */
-    uint32_t *done;     /* the last round whose stream-ordered fence passed */
+    uint32_t *done;     /* the last round whose next_round_on_stream the stream passed */
     uint32_t **peer_fence; /* [n]: fence[me] on each PE, as this PE reaches it */
     int *dev_writers;   /* writers, where kernels read them */
     shmemx_plan_view_t *views; /* VIEW_SLOTS views: round r uses views[r % VIEW_SLOTS] */
@@ -318,7 +324,7 @@ static size_t region_dwords(const struct shmemx_plan *p, const shmemx_region_t *
 }
 
 static size_t chain_dwords(const struct shmemx_plan *p, size_t c) {
-    size_t dw = SDMA_POLL_DW + 2 * SDMA_FENCE_DW;
+    size_t dw = 2 * SDMA_POLL_DW + 2 * SDMA_FENCE_DW;
     for (size_t k = 0; k < p->chunks[c].nregions; k++)
         dw += region_dwords(p, &p->regions[p->chunks[c].first_region + k]);
     return dw;
@@ -353,6 +359,9 @@ static int build_chains(struct shmemx_plan *p) {
             uint32_t *d = ch->dw;
             ch->poll_ref = 3;
             d += sdma_pkt_poll(d, addr(&p->gates[c]), 0, 0xFFFFFFFFu, SDMA_POLL_GE, 10,
+                               SDMA_POLL_RETRY_FOREVER);
+            ch->peer_ref = (size_t)(d - ch->dw) + 3;
+            d += sdma_pkt_poll(d, addr(&p->fence[peer]), 0, 0xFFFFFFFFu, SDMA_POLL_GE, 10,
                                SDMA_POLL_RETRY_FOREVER);
             for (size_t r = 0; r < p->chunks[c].nregions; r++) {
                 const shmemx_region_t *g = &p->regions[p->chunks[c].first_region + r];
@@ -399,6 +408,7 @@ static int arm(struct shmemx_plan *p, uint32_t r) {
         for (size_t k = 0; k < p->own; k++) {
             struct chain *ch = &p->chains[(size_t)peer * p->own + k];
             ch->dw[ch->poll_ref] = r;
+            ch->dw[ch->peer_ref] = r - 1;
             ch->dw[ch->arrival_val] = r;
             ch->dw[ch->fence_val] = r;
             /* No kick: the chain waits on its gate, and opening the gate kicks. */
@@ -1020,10 +1030,9 @@ static struct shmemi_plan_gpu gpu_round(struct shmemx_plan *p, uint32_t r) {
     return (struct shmemi_plan_gpu){
         .round = r, .me = p->me, .n = p->n, .nchunks = (int)p->nchunks,
         .own_first = p->chunk_base[p->me], .own_count = (int)p->own, .sent = p->sent,
-        .arrival = p->arrival, .fence = p->fence, .abortw = p->abortw,
-        .peer_fence = p->peer_fence, .error = p->error, .error_chunk = p->error_chunk,
-        .error_round = p->error_round, .error_peer = p->error_peer, .done = p->done,
-        .timeout_ns = (uint64_t)(p->timeout_s * 1e9)};
+        .arrival = p->arrival, .fence = p->fence, .abortw = p->abortw, .error = p->error,
+        .error_chunk = p->error_chunk, .error_round = p->error_round,
+        .error_peer = p->error_peer, .timeout_ns = (uint64_t)(p->timeout_s * 1e9)};
 }
 
 static int stream_usable(struct shmemx_plan *p, void *stream, const char *fn) {
@@ -1063,15 +1072,22 @@ int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
                     "wait", p->round);
     uint32_t r = p->round;
     int prc = prepare(p, r + 1);
-    if (prc) /* every peer's fence kernel reports it (EPEER) */
+    if (prc) /* every peer's next wait reports it (EPEER) */
         for (int q = 0; q < p->n; q++)
             if (q != p->me)
                 __atomic_store_n((uint32_t *)at_peer(&p->abortw[p->me], q), r, __ATOMIC_RELEASE);
-    struct shmemi_plan_gpu a = gpu_round(p, r);
-    int e = shmemi_gpu_plan_fence_launch(&a, stream);
+    /* After the stream's reads of round r: tell every peer (its chains to this
+     * PE wait for it), then note it here (start's view-slot check). Stream
+     * writes, no kernel: nothing on this stream waits for the peers. */
+    int e = 0;
+    for (int q = 0; q < p->n && !e; q++)
+        if (q != p->me)
+            e = shmemi_gpu_stream_write32(stream, p->peer_fence[q], r);
+    if (!e)
+        e = shmemi_gpu_stream_write32(stream, p->done, r);
     if (e)
-        return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the fence kernel did not launch (runtime "
-                    "error %d)", r, e);
+        return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the stream writes of next_round did not "
+                    "queue (runtime error %d)", r, e);
     p->stream_mode = 1;
     if (prc) {
         p->state = SHMEMX_PLAN_FAILED;
@@ -1146,6 +1162,11 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
         timeout_s = p->timeout_s;
     /* Stream mode: an error the GPU recorded and no wait returned yet. */
     int serr = p->stream_mode ? stream_error(p) : 0;
+    /* Every PE is here, done with the buffer: release the chains that wait for a
+     * peer's next_round. */
+    shmemi_barrier_all();
+    for (int q = 0; q < p->n; q++)
+        __atomic_store_n(&p->fence[q], UINT32_MAX, __ATOMIC_RELEASE);
     pthread_mutex_lock(&plan_lock);
     /* Prepared copies cannot be withdrawn: send this PE's chunks as they stand. */
     open_all_gates(p, p->prepared);
