@@ -24,8 +24,10 @@ const char *shmemx_copy_engine_name(void);
  * (which names the round, chunk and PE).
  *
  * Stream-ordered rounds (GPU builds, buffer on the device heap): wait_on_stream
- * queues a bounded wait kernel and next_round_on_stream stream writes on
- * `stream` (a hipStream_t / cudaStream_t); both return at once. What they find (a timeout, extra marks, a
+ * queues a stream wait that a library thread releases when the round is
+ * delivered or the plan's timeout passed (a bounded wait kernel when module
+ * loading is lazy), next_round_on_stream stream writes, on `stream` (a
+ * hipStream_t / cudaStream_t); both return at once. What they find (a timeout, extra marks, a
  * peer that did not reach the fence or could not prepare the next round) is
  * recorded on the GPU, first error wins, and returned once by the next
  * shmemx_plan_wait or by shmemx_plan_close; rounds queued after it end at

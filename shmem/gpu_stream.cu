@@ -140,7 +140,7 @@ __device__ static bool plan_peer_trouble(const shmemi_plan_gpu &a, bool timed_ou
     for (int q = 0; q < a.n; ++q) {
         if (q == a.me)
             continue;
-        if (shmemi_arch_ld_acq32(&a.abortw[q]) == a.round - 1) {
+        if (a.round >= 2 && shmemi_arch_ld_acq32(&a.abortw[q]) == a.round - 1) {
             plan_error(a, SHMEMX_PLAN_EPEER, UINT32_MAX, (uint32_t)q, a.round - 1);
             return true;
         }
@@ -187,26 +187,47 @@ extern "C" int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void
 extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value) {
     return (int)hipStreamWriteValue32((hipStream_t)stream, addr, value, 0);
 }
+extern "C" int shmemi_gpu_stream_wait32(void *stream, uint32_t *addr, uint32_t value) {
+    return (int)hipStreamWaitValue32((hipStream_t)stream, addr, value, hipStreamWaitValueGte,
+                                     0xFFFFFFFFu);
+}
 #else
-// The driver's stream write, found through the runtime (the library links the
-// runtime only). The default flags put a memory fence before the write.
-typedef CUresult (*shmemi_write32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value) {
-    static shmemi_write32_fn fn;
-    shmemi_write32_fn f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+// The driver's stream memory operations, found through the runtime (the
+// library links the runtime only).
+typedef CUresult (*shmemi_memop32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+static shmemi_memop32_fn shmemi_memop(const char *name, shmemi_memop32_fn *cache) {
+    shmemi_memop32_fn f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (!f) {
         void *p = nullptr;
         cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &p, 12000, cudaEnableDefault,
-                                             &q) != cudaSuccess ||
+        if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) !=
+                cudaSuccess ||
             q != cudaDriverEntryPointSuccess || !p) {
             (void)cudaGetLastError();
-            return (int)cudaErrorNotSupported;
+            return nullptr;
         }
-        f = (shmemi_write32_fn)p;
-        __atomic_store_n(&fn, f, __ATOMIC_RELEASE);
+        f = (shmemi_memop32_fn)p;
+        __atomic_store_n(cache, f, __ATOMIC_RELEASE);
     }
+    return f;
+}
+
+// The default flags put a memory fence before the write.
+extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value) {
+    static shmemi_memop32_fn fn;
+    shmemi_memop32_fn f = shmemi_memop("cuStreamWriteValue32", &fn);
+    if (!f)
+        return (int)cudaErrorNotSupported;
     CUresult r = f((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, CU_STREAM_WRITE_VALUE_DEFAULT);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorUnknown;
+}
+
+extern "C" int shmemi_gpu_stream_wait32(void *stream, uint32_t *addr, uint32_t value) {
+    static shmemi_memop32_fn fn;
+    shmemi_memop32_fn f = shmemi_memop("cuStreamWaitValue32", &fn);
+    if (!f)
+        return (int)cudaErrorNotSupported;
+    CUresult r = f((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, CU_STREAM_WAIT_VALUE_GEQ);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorUnknown;
 }
 #endif

@@ -33,6 +33,10 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,12 +94,14 @@ struct shmemx_plan {
     uint32_t *gates, *arrival, *sent /* [c * n + p] */, *fence, *abortw, *error, *error_chunk;
     uint32_t *error_round, *error_peer; /* where the GPU's first error happened */
     uint32_t *done;     /* the last round whose next_round_on_stream the stream passed */
+    uint32_t *go;       /* the last round whose stream-ordered wait may pass (watchdog) */
     uint32_t **peer_fence; /* [n]: fence[me] on each PE, as this PE reaches it */
     int *dev_writers;   /* writers, where kernels read them */
     shmemx_plan_view_t *views; /* VIEW_SLOTS views: round r uses views[r % VIEW_SLOTS] */
     int on_dev;         /* the buffer is on the device heap */
     int stream_mode;    /* rounds were waited on or fenced on a stream */
     int error_reported; /* the GPU's recorded error was returned */
+    double watch_since; /* stream mode: when the watchdog's clock for the next round started */
 
     struct chain *chains; /* [p * own + k] for own chunk k to peer p */
     size_t own;
@@ -658,6 +664,7 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     p->error_round = p->error + 2;
     p->error_peer = p->error + 3;
     p->done = p->error + 4;
+    p->go = p->error + 5;
     p->views = (shmemx_plan_view_t *)(p->words + wbytes);
     p->peer_fence = (uint32_t **)(p->views + VIEW_SLOTS);
     p->dev_writers = (int *)(p->peer_fence + n);
@@ -742,9 +749,12 @@ static int check_live(struct shmemx_plan *p, const char *fn) {
         return SHMEMX_PLAN_EINVAL;
     if (p->state == SHMEMX_PLAN_CLOSED || p->state == SHMEMX_PLAN_CLOSING)
         return perr(p, SHMEMX_PLAN_ESTATE, "%s: plan %d is closed", fn, p->id);
-    if (p->state == SHMEMX_PLAN_FAILED)
-        return perr(p, SHMEMX_PLAN_ESTATE, "%s: plan %d failed in round %u (%s); close it", fn,
-                    p->id, p->round, p->errmsg);
+    if (p->state == SHMEMX_PLAN_FAILED) {
+        /* errmsg keeps saying why it failed. */
+        shmemi_debug("plan: %s: plan %d failed in round %u (%s); close it", fn, p->id, p->round,
+                     p->errmsg);
+        return SHMEMX_PLAN_ESTATE;
+    }
     return 0;
 }
 
@@ -813,18 +823,23 @@ int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
 
 /* The first chunk not yet delivered this round, or -1. `cursor` remembers
  * where the previous scan stopped (everything before it was delivered). */
+static long first_missing_of(struct shmemx_plan *p, uint32_t round, size_t *cursor, int *peer);
 static long first_missing(struct shmemx_plan *p, size_t *cursor, int *peer) {
+    return first_missing_of(p, p->round, cursor, peer);
+}
+
+static long first_missing_of(struct shmemx_plan *p, uint32_t round, size_t *cursor, int *peer) {
     size_t first = (size_t)p->chunk_base[p->me], own_end = first + p->own;
     for (size_t c = *cursor; c < p->nchunks; c++) {
         if (c >= first && c < own_end) {
             for (int q = 0; q < p->n; q++)
                 if (q != p->me &&
-                    __atomic_load_n(&p->sent[c * (size_t)p->n + (size_t)q], __ATOMIC_ACQUIRE) < p->round) {
+                    __atomic_load_n(&p->sent[c * (size_t)p->n + (size_t)q], __ATOMIC_ACQUIRE) < round) {
                     *cursor = c;
                     *peer = q;
                     return (long)c;
                 }
-        } else if (__atomic_load_n(&p->arrival[c], __ATOMIC_ACQUIRE) < p->round) {
+        } else if (__atomic_load_n(&p->arrival[c], __ATOMIC_ACQUIRE) < round) {
             *cursor = c;
             *peer = p->me;
             return (long)c;
@@ -1046,6 +1061,157 @@ static int stream_usable(struct shmemx_plan *p, void *stream, const char *fn) {
     return stream_error(p);
 }
 
+/* The stream-ordered wait without a kernel: the stream waits (a stream memory
+ * wait, cheaper to queue than a launch) until go reaches the round, and this
+ * thread releases go once the round is delivered, or records why it cannot
+ * be (a peer that could not prepare it, a timeout naming a peer that never
+ * passed the last next_round or the chunk that did not come) and releases it
+ * anyway, so a stream never waits past the plan's timeout. A round's timeout
+ * runs from the previous round's release (rounds pass in stream order). Needs
+ * eager module loading (a stream wait deadlocks a lazy first launch); the wait
+ * kernel does the same work otherwise. */
+struct watch {
+    struct shmemx_plan *p;
+    uint32_t round;
+};
+static struct {
+    pthread_mutex_t lock;
+    pthread_t thread;
+    int started;
+    struct watch *w; /* pending, oldest first */
+    size_t n, cap;
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A host-side error of the round, first one wins (like the kernels'). */
+static void watch_error(struct shmemx_plan *p, int code, uint32_t chunk, uint32_t peer,
+                        uint32_t round) {
+    uint32_t expected = 0;
+    if (__atomic_compare_exchange_n(p->error, &expected, (uint32_t)-code, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(p->error_chunk, chunk, __ATOMIC_RELAXED);
+        __atomic_store_n(p->error_round, round, __ATOMIC_RELAXED);
+        __atomic_store_n(p->error_peer, peer, __ATOMIC_RELEASE);
+    }
+}
+
+/* 1 when the watch is over (go released). since: when the plan's previous
+ * watch ended (or this one began). */
+static int watch_check(struct watch *w, double now, double *since) {
+    struct shmemx_plan *p = w->p;
+    uint32_t r = w->round;
+    size_t cursor = 0;
+    int peer = -1;
+    if (!__atomic_load_n(p->error, __ATOMIC_ACQUIRE)) {
+        for (int q = 0; q < p->n; q++)
+            if (q != p->me && r >= 2 && __atomic_load_n(&p->abortw[q], __ATOMIC_ACQUIRE) == r - 1)
+                watch_error(p, SHMEMX_PLAN_EPEER, UINT32_MAX, (uint32_t)q, r - 1);
+    }
+    if (!__atomic_load_n(p->error, __ATOMIC_ACQUIRE)) {
+        long c = first_missing_of(p, r, &cursor, &peer);
+        if (c >= 0 && now - *since <= p->timeout_s)
+            return 0;
+        if (c >= 0) {
+            int late = -1;
+            for (int q = 0; q < p->n && late < 0; q++)
+                if (q != p->me && __atomic_load_n(&p->fence[q], __ATOMIC_ACQUIRE) < r - 1)
+                    late = q;
+            if (late >= 0)
+                watch_error(p, SHMEMX_PLAN_ETIMEDOUT, UINT32_MAX, (uint32_t)late, r - 1);
+            else
+                watch_error(p, SHMEMX_PLAN_ETIMEDOUT, (uint32_t)c, (uint32_t)peer, r);
+        }
+    }
+    /* Release: the copies this thread saw delivered are visible to the stream's
+     * later work once it sees go (the engine's fences preceded what we read). */
+    __atomic_store_n(p->go, r, __ATOMIC_RELEASE);
+    *since = now;
+    return 1;
+}
+
+static void *watchdog(void *arg) {
+    (void)arg;
+    double idle_since = now_s();
+    for (;;) {
+        double t = now_s();
+        pthread_mutex_lock(&wd.lock);
+        size_t n = wd.n;
+        /* Each plan's oldest watch: its rounds pass in stream order. */
+        for (size_t i = 0; i < wd.n; i++) {
+            struct shmemx_plan *p = wd.w[i].p;
+            int older = 0;
+            for (size_t k = 0; k < i && !older; k++)
+                older = wd.w[k].p == p;
+            if (older || !watch_check(&wd.w[i], t, &p->watch_since))
+                continue;
+            memmove(wd.w + i, wd.w + i + 1, (wd.n - i - 1) * sizeof(*wd.w));
+            wd.n--;
+            i--;
+        }
+        if (n)
+            idle_since = t;
+        pthread_mutex_unlock(&wd.lock);
+        if (n || t - idle_since < 2e-3) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    return NULL;
+}
+
+static int watch_add(struct shmemx_plan *p, uint32_t round) {
+    int rc = 0;
+    pthread_mutex_lock(&wd.lock);
+    if (!wd.started) {
+        if (pthread_create(&wd.thread, NULL, watchdog, NULL) == 0) {
+            pthread_detach(wd.thread);
+            wd.started = 1;
+        } else {
+            rc = -1;
+        }
+    }
+    if (!rc && wd.n == wd.cap) {
+        size_t cap = wd.cap ? wd.cap * 2 : 64;
+        struct watch *nw = realloc(wd.w, cap * sizeof(*nw));
+        if (nw) {
+            wd.w = nw;
+            wd.cap = cap;
+        } else {
+            rc = -1;
+        }
+    }
+    if (!rc) {
+        int pending = 0;
+        for (size_t i = 0; i < wd.n && !pending; i++)
+            pending = wd.w[i].p == p;
+        if (!pending) /* the timeout of the plan's next round runs from now */
+            p->watch_since = now_s();
+        wd.w[wd.n++] = (struct watch){p, round};
+    }
+    pthread_mutex_unlock(&wd.lock);
+    return rc;
+}
+
+/* close: the plan's words go; its pending watches (a stream the caller did
+ * not synchronize) are released first. */
+static void watch_drop(struct shmemx_plan *p) {
+    pthread_mutex_lock(&wd.lock);
+    size_t k = 0;
+    for (size_t i = 0; i < wd.n; i++)
+        if (wd.w[i].p != p)
+            wd.w[k++] = wd.w[i];
+    wd.n = k;
+    pthread_mutex_unlock(&wd.lock);
+    if (p->go)
+        __atomic_store_n(p->go, UINT32_MAX, __ATOMIC_RELEASE);
+}
+
+static int eager_loading(void) {
+    const char *m = getenv("CUDA_MODULE_LOADING");
+    return m && !strcasecmp(m, "EAGER");
+}
+
 int shmemx_plan_wait_on_stream(shmemx_plan_t p, void *stream) {
     int rc = stream_usable(p, stream, __func__);
     if (rc)
@@ -1053,11 +1219,16 @@ int shmemx_plan_wait_on_stream(shmemx_plan_t p, void *stream) {
     if (p->state != SHMEMX_PLAN_ACTIVE)
         return perr(p, SHMEMX_PLAN_ESTATE, "round %u: wait_on_stream %s", p->round,
                     p->state == SHMEMX_PLAN_ARMED ? "before start" : "called twice");
-    struct shmemi_plan_gpu a = gpu_round(p, p->round);
-    int e = shmemi_gpu_plan_wait_launch(&a, stream);
+    int e;
+    if (eager_loading() && watch_add(p, p->round) == 0) {
+        e = shmemi_gpu_stream_wait32(stream, p->go, p->round);
+    } else {
+        struct shmemi_plan_gpu a = gpu_round(p, p->round);
+        e = shmemi_gpu_plan_wait_launch(&a, stream);
+    }
     if (e)
-        return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the wait kernel did not launch (runtime "
-                    "error %d)", p->round, e);
+        return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the stream-ordered wait did not queue "
+                    "(runtime error %d)", p->round, e);
     p->stream_mode = 1;
     p->state = SHMEMX_PLAN_DELIVERED; /* as far as the host's calls go: queued */
     return 0;
@@ -1162,6 +1333,10 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
         timeout_s = p->timeout_s;
     /* Stream mode: an error the GPU recorded and no wait returned yet. */
     int serr = p->stream_mode ? stream_error(p) : 0;
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+    if (p->stream_mode)
+        watch_drop(p);
+#endif
     /* Every PE is here, done with the buffer: release the chains that wait for a
      * peer's next_round. */
     shmemi_barrier_all();
