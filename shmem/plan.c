@@ -1076,11 +1076,12 @@ struct watch {
 };
 static struct {
     pthread_mutex_t lock;
+    pthread_cond_t work; /* signalled when a watch comes, or at stop */
     pthread_t thread;
-    int started;
+    int started, stop;
     struct watch *w; /* pending, oldest first */
     size_t n, cap;
-} wd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} wd = {.lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER};
 
 /* A host-side error of the round, first one wins (like the kernels'). */
 static void watch_error(struct shmemx_plan *p, int code, uint32_t chunk, uint32_t peer,
@@ -1134,6 +1135,16 @@ static void *watchdog(void *arg) {
     for (;;) {
         double t = now_s();
         pthread_mutex_lock(&wd.lock);
+        /* Idle for 2 ms: sleep until a watch comes (the next round of a loop
+         * usually comes sooner, and is answered without a wake-up). */
+        while (!wd.n && !wd.stop && t - idle_since >= 2e-3) {
+            pthread_cond_wait(&wd.work, &wd.lock);
+            t = idle_since = now_s();
+        }
+        if (wd.stop) {
+            pthread_mutex_unlock(&wd.lock);
+            return NULL;
+        }
         size_t n = wd.n;
         /* Each plan's oldest watch: its rounds pass in stream order. */
         for (size_t i = 0; i < wd.n; i++) {
@@ -1150,14 +1161,23 @@ static void *watchdog(void *arg) {
         if (n)
             idle_since = t;
         pthread_mutex_unlock(&wd.lock);
-        if (n || t - idle_since < 2e-3) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, 50000};
-            nanosleep(&ts, NULL);
-        }
+        sched_yield();
     }
-    return NULL;
+}
+
+/* finalize: plans are closed, nothing is watched: end the thread. */
+static void watch_stop(void) {
+    pthread_mutex_lock(&wd.lock);
+    int started = wd.started;
+    wd.stop = 1;
+    pthread_cond_signal(&wd.work);
+    pthread_mutex_unlock(&wd.lock);
+    if (started)
+        pthread_join(wd.thread, NULL);
+    free(wd.w);
+    wd.w = NULL;
+    wd.n = wd.cap = 0;
+    wd.started = wd.stop = 0;
 }
 
 static int watch_add(struct shmemx_plan *p, uint32_t round) {
@@ -1165,7 +1185,6 @@ static int watch_add(struct shmemx_plan *p, uint32_t round) {
     pthread_mutex_lock(&wd.lock);
     if (!wd.started) {
         if (pthread_create(&wd.thread, NULL, watchdog, NULL) == 0) {
-            pthread_detach(wd.thread);
             wd.started = 1;
         } else {
             rc = -1;
@@ -1188,6 +1207,7 @@ static int watch_add(struct shmemx_plan *p, uint32_t round) {
         if (!pending) /* the timeout of the plan's next round runs from now */
             p->watch_since = now_s();
         wd.w[wd.n++] = (struct watch){p, round};
+        pthread_cond_signal(&wd.work);
     }
     pthread_mutex_unlock(&wd.lock);
     return rc;
@@ -1395,6 +1415,9 @@ void shmemi_plan_fini(void) {
             shmemi_fatal("shmem_finalize: triggered plan %d on buffer %p is still open (state "
                          "%s): close it first",
                          p->id, (void *)p->buf, state_name(p->state));
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+    watch_stop();
+#endif
     while (plans) {
         struct shmemx_plan *p = plans;
         plans = p->next;
