@@ -72,6 +72,8 @@ __global__ void consumer(const unsigned *buf, size_t words, unsigned r, unsigned
         atomicAdd(bad, mine);
 }
 
+__global__ void empty(void) {}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -130,6 +132,20 @@ int main(int argc, char **argv) {
     hipMemset(bad, 0, sizeof(*bad));
     shmem_barrier_all();
 
+    /* -v: what one launch costs on this node with the stream idle (the floor
+     * of the loop's two launches per round). */
+    double t_launch = 0;
+    if (verbose) {
+        empty<<<1, 1, 0, s>>>();
+        hipStreamSynchronize(s);
+        double l0 = now_s();
+        for (int i = 0; i < 100; i++)
+            empty<<<1, 1, 0, s>>>();
+        t_launch = (now_s() - l0) / 100;
+        hipStreamSynchronize(s);
+        shmem_barrier_all();
+    }
+
     double t0 = now_s(), t_host = 0, t_call[5] = {0, 0, 0, 0, 0};
     for (unsigned r = 1; r <= rounds; r++) {
         double h0 = now_s(), h1, h2, h3, h4;
@@ -178,9 +194,10 @@ int main(int argc, char **argv) {
            recv * rounds / t_gpu / 1e9, nbad);
     if (verbose)
         printf("PE %d: us/round: start %.1f, producer launch %.1f, wait_on_stream %.1f, "
-               "consumer launch %.1f, next_round_on_stream %.1f\n",
+               "consumer launch %.1f, next_round_on_stream %.1f (an empty kernel's launch on "
+               "an idle stream: %.1f)\n",
                me, t_call[0] * 1e6 / rounds, t_call[1] * 1e6 / rounds, t_call[2] * 1e6 / rounds,
-               t_call[3] * 1e6 / rounds, t_call[4] * 1e6 / rounds);
+               t_call[3] * 1e6 / rounds, t_call[4] * 1e6 / rounds, t_launch * 1e6);
     shmem_free(buf);
     shmem_finalize();
     return nbad ? 1 : 0;

@@ -191,30 +191,38 @@ extern "C" int shmemi_gpu_stream_wait32(void *stream, uint32_t *addr, uint32_t v
     return (int)hipStreamWaitValue32((hipStream_t)stream, addr, value, hipStreamWaitValueGte,
                                      0xFFFFFFFFu);
 }
+extern "C" int shmemi_gpu_stream_write32_n(void *stream, uint32_t *const *addr, int n,
+                                           uint32_t value) {
+    int e = 0;
+    for (int i = 0; i < n && !e; i++)
+        e = shmemi_gpu_stream_write32(stream, addr[i], value);
+    return e;
+}
 #else
 // The driver's stream memory operations, found through the runtime (the
 // library links the runtime only).
-typedef CUresult (*shmemi_memop32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-static shmemi_memop32_fn shmemi_memop(const char *name, shmemi_memop32_fn *cache) {
-    shmemi_memop32_fn f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+static void *shmemi_driver_fn(const char *name, void **cache) {
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (!f) {
-        void *p = nullptr;
         cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) !=
+        if (cudaGetDriverEntryPointByVersion(name, &f, 12000, cudaEnableDefault, &q) !=
                 cudaSuccess ||
-            q != cudaDriverEntryPointSuccess || !p) {
+            q != cudaDriverEntryPointSuccess || !f) {
             (void)cudaGetLastError();
             return nullptr;
         }
-        f = (shmemi_memop32_fn)p;
         __atomic_store_n(cache, f, __ATOMIC_RELEASE);
     }
     return f;
 }
+typedef CUresult (*shmemi_memop32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+static shmemi_memop32_fn shmemi_memop(const char *name, void **cache) {
+    return (shmemi_memop32_fn)shmemi_driver_fn(name, cache);
+}
 
 // The default flags put a memory fence before the write.
 extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value) {
-    static shmemi_memop32_fn fn;
+    static void *fn;
     shmemi_memop32_fn f = shmemi_memop("cuStreamWriteValue32", &fn);
     if (!f)
         return (int)cudaErrorNotSupported;
@@ -223,12 +231,38 @@ extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t 
 }
 
 extern "C" int shmemi_gpu_stream_wait32(void *stream, uint32_t *addr, uint32_t value) {
-    static shmemi_memop32_fn fn;
+    static void *fn;
     shmemi_memop32_fn f = shmemi_memop("cuStreamWaitValue32", &fn);
     if (!f)
         return (int)cudaErrorNotSupported;
     CUresult r = f((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, CU_STREAM_WAIT_VALUE_GEQ);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorUnknown;
+}
+
+// One driver call for all the writes (each call costs microseconds of host
+// time; the batch costs about one).
+extern "C" int shmemi_gpu_stream_write32_n(void *stream, uint32_t *const *addr, int n,
+                                           uint32_t value) {
+    typedef CUresult (*batch_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
+                                 unsigned int);
+    static void *fn;
+    batch_fn f = (batch_fn)shmemi_driver_fn("cuStreamBatchMemOp", &fn);
+    CUstreamBatchMemOpParams op[64];
+    if (!f)
+        return (int)cudaErrorNotSupported;
+    for (int i = 0; i < n;) {
+        unsigned k = 0;
+        for (; i < n && k < 64; i++, k++) {
+            memset(&op[k], 0, sizeof(op[k]));
+            op[k].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+            op[k].writeValue.address = (CUdeviceptr)(uintptr_t)addr[i];
+            op[k].writeValue.value = value;
+            op[k].writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT;
+        }
+        if (f((CUstream)stream, k, op, 0) != CUDA_SUCCESS)
+            return (int)cudaErrorUnknown;
+    }
+    return 0;
 }
 #endif
 

@@ -76,6 +76,8 @@ int shmemi_gpu_plan_wait_launch(const struct shmemi_plan_gpu *a, void *stream);
 /* *addr = value in stream order, after everything before it on the stream
  * (a stream memory operation: no kernel). Runtime status, 0 on success. */
 int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t value);
+/* The same for n words, in as few runtime calls as the runtime allows. */
+int shmemi_gpu_stream_write32_n(void *stream, uint32_t *const *addr, int n, uint32_t value);
 /* The stream waits until *addr >= value (unsigned; a stream memory wait: it
  * never times out by itself, and needs eager module loading). */
 int shmemi_gpu_stream_wait32(void *stream, uint32_t *addr, uint32_t value);

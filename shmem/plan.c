@@ -1270,12 +1270,18 @@ int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
     /* After the stream's reads of round r: tell every peer (its chains to this
      * PE wait for it), then note it here (start's view-slot check). Stream
      * writes, no kernel: nothing on this stream waits for the peers. */
-    int e = 0;
-    for (int q = 0; q < p->n && !e; q++)
-        if (q != p->me)
-            e = shmemi_gpu_stream_write32(stream, p->peer_fence[q], r);
-    if (!e)
-        e = shmemi_gpu_stream_write32(stream, p->done, r);
+    uint32_t *words[64];
+    int e = 0, k = 0;
+    for (int q = 0; q <= p->n && !e; q++) {
+        if (q < p->n && q != p->me)
+            words[k++] = p->peer_fence[q];
+        else if (q == p->n) /* last: the local note */
+            words[k++] = p->done;
+        if (k == 64 || (q == p->n && k)) {
+            e = shmemi_gpu_stream_write32_n(stream, words, k, r);
+            k = 0;
+        }
+    }
     if (e)
         return perr(p, SHMEMX_PLAN_EENGINE, "round %u: the stream writes of next_round did not "
                     "queue (runtime error %d)", r, e);
