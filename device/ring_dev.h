@@ -98,6 +98,38 @@ SHMEMI_DFN int shmemi_dev_ring_copy_tagged(const struct sdma_ring *r, uint64_t d
     return SDMA_OK;
 }
 
+/* One thread queues one COPY_LINEAR of `bytes` (1 .. SDMA_COPY_LINEAR_MAX)
+ * and a FENCE storing the low 32 bits of the ring index just past both at
+ * fence_addr (in order after the copy: the completion index), with the
+ * doorbell protocol of hardware queues: reserve, place, commit in turn. The
+ * caller must be the only lane of its wave calling (see above). Returns as
+ * shmemi_dev_ring_copy_tagged, with *end the index past the FENCE. */
+SHMEMI_DFN int shmemi_dev_ring_copy_fenced(const struct sdma_ring *r, uint64_t dst, uint64_t src,
+                                           uint64_t bytes, uint64_t fence_addr,
+                                           uint64_t timeout_ns, uint64_t *end) {
+    struct sdma_ring_slot slot = {0, 0, 0, 0, 0};
+    uint64_t deadline = timeout_ns ? shmemi_arch_now_ns() + timeout_ns : 0;
+    unsigned spins = 0;
+    int rc;
+    if (bytes == 0 || bytes > SDMA_COPY_LINEAR_MAX)
+        return SDMA_ERR_INVAL;
+    while ((rc = sdma_ring_reserve(r, SDMA_COPY_LINEAR_DW + SDMA_FENCE_DW, &slot)) ==
+           SDMA_ERR_NO_RESOURCE) {
+        if (deadline && (spins & 63) == 63 && shmemi_arch_now_ns() > deadline)
+            return SDMA_ERR_TIMEOUT;
+        shmemi_arch_pause(&spins);
+    }
+    if (rc != SDMA_OK)
+        return rc;
+    {
+        size_t n = sdma_pkt_copy_linear(slot.dw, dst, src, (uint32_t)bytes);
+        (void)sdma_pkt_fence(slot.dw + n, fence_addr, (uint32_t)slot.end);
+    }
+    shmemi_dev_ring_commit(r, &slot);
+    *end = slot.end;
+    return SDMA_OK;
+}
+
 /* Called by every active lane of a wave (divergent callers are fine: the
  * active mask decides), each with its own copy of `bytes` (0 .. 
  * SDMA_COPY_LINEAR_MAX; 0 places a NOP) from src to dst, both addresses as the

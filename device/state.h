@@ -13,7 +13,7 @@
 
 #include "sdma/ring.h"
 
-#define SHMEMI_DEVICE_STATE_VERSION 4
+#define SHMEMI_DEVICE_STATE_VERSION 5
 /* Peers whose heap base sits in the state itself (one constant-cache load on
  * the RMA fast path); PEs beyond go through peer_heap. */
 #define SHMEMI_DEV_INLINE_PEERS 16
@@ -42,12 +42,20 @@ struct shmemi_dev_ctl {
 
 /* A device-driven copy-engine queue to one peer: kernels write COPY packets
  * into its ring (device/ring_dev.h), the engine moves the bytes. The ring,
- * rptr, wptr and doorbell are in mapped host memory (the cuda engine's proxy
- * reads them); the producers' ctl and the two indices below are GPU memory. */
+ * rptr, wptr and doorbell are host memory mapped into the GPU (a proxy thread
+ * reads them, or the hardware queue does); the producers' ctl and the two
+ * indices below are GPU memory. Two ways to publish:
+ *  - tagged slots (engines with a proxy thread): no producer waits for
+ *    another; the engine stores the completion index itself;
+ *  - the doorbell protocol (hardware queues): producers commit in turn and
+ *    ring the doorbell; each copy is followed by a FENCE that stores the low
+ *    32 bits of the completion index. */
 struct shmemi_dev_queue {
     struct sdma_ring ring;
     uint64_t *published;         /* highest ring index a producer committed (atomic max) */
-    const uint64_t *complete;    /* the engine's index below which all packets completed */
+    const uint64_t *complete;    /* the engine's index below which all packets completed
+                                    (compare the low 32 bits, modulo 2^32) */
+    int doorbell;                /* 1: the doorbell protocol; 0: tagged slots */
 };
 /* The two indices of the queue to one peer share a line, so that quiet reads
  * both in one round trip. */

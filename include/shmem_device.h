@@ -221,10 +221,13 @@ SHMEMI_DFN void shmemi_dev_ce_put(const struct shmemi_dev_queue *q, char *dst, c
                                   size_t n) {
     while (n) {
         size_t k = n > SDMA_COPY_LINEAR_MAX ? (size_t)SDMA_COPY_LINEAR_MAX : n;
-        uint64_t end = 0;
-        if (shmemi_dev_ring_copy_tagged(&q->ring, (uint64_t)(uintptr_t)dst,
-                                        (uint64_t)(uintptr_t)src, k, SHMEMI_DST->ce_timeout_ns,
-                                        &end) != SDMA_OK) {
+        uint64_t end = 0, d = (uint64_t)(uintptr_t)dst, s = (uint64_t)(uintptr_t)src;
+        uint64_t t = SHMEMI_DST->ce_timeout_ns;
+        int rc = q->doorbell ? shmemi_dev_ring_copy_fenced(&q->ring, d, s, k,
+                                                           (uint64_t)(uintptr_t)q->complete, t,
+                                                           &end)
+                             : shmemi_dev_ring_copy_tagged(&q->ring, d, s, k, t, &end);
+        if (rc != SDMA_OK) {
             shmemi_dev_copy_par(dst, src, n, 0, 1);
             return;
         }
@@ -251,7 +254,9 @@ SHMEMI_DFN void shmemi_dev_ce_quiet(void) {
          * after its copies, with a fence: the bytes are visible once it is). */
         uint64_t want = shmemi_arch_ld_rlx64(&l->published);
         unsigned spins = 0;
-        while (shmemi_arch_ld_rlx64(&l->complete) < want)
+        /* Modulo 2^32: a doorbell queue's FENCE stores 32 bits (what is
+         * outstanding is always far less than 2^31 bytes of ring). */
+        while ((int32_t)((uint32_t)shmemi_arch_ld_rlx64(&l->complete) - (uint32_t)want) < 0)
             shmemi_arch_pause(&spins);
     }
 }

@@ -307,6 +307,8 @@ const struct sdma_engine_ops sdma_hsakmt_ops = {
     .unmap = hk_unmap,
     .import_dmabuf = hk_import_dmabuf,
     /* The queues run in the process's GPU virtual memory: device allocations and IPC
-     * mappings are reachable as they are (never run on hardware here). */
-    .caps = SDMA_CAP_DEVICE_MEMORY,
+     * mappings are reachable as they are; rings and control words are GPU-mapped host
+     * memory, and KFD maps a dGPU queue's doorbell page into the GPU too, so kernels ring
+     * the queues themselves (never run on hardware here). */
+    .caps = SDMA_CAP_DEVICE_MEMORY | SDMA_CAP_GPU_RINGS,
 };

@@ -77,6 +77,9 @@ const char *sdma_engine_name(const struct sdma_engine *e);
 /* What the engine can do beyond the packets. */
 #define SDMA_CAP_DEVICE_MEMORY 1u /* copies and words may be in GPU memory (IPC-mapped too) */
 #define SDMA_CAP_TAGGED 2u        /* queues may be opened with SDMA_QUEUE_TAGGED */
+#define SDMA_CAP_GPU_RINGS 4u     /* the engine's own rings, pointers and doorbells are mapped
+                                     into the GPU: kernels may produce on its queues with the
+                                     doorbell protocol (device/ring_dev.h) */
 unsigned sdma_engine_caps(const struct sdma_engine *e);
 /* The 2D copy packet the engine takes: SDMA_COPY_2D_LARGE or SDMA_COPY_2D_SW13 (by target). */
 int sdma_engine_copy_2d_format(const struct sdma_engine *e);

@@ -190,51 +190,87 @@ struct dev_queue_dev {
     struct sdma_ring_ctl ctl;
 };
 
+/* How kernels publish on the device-driven queues (SHMEM_DEVICE_QUEUES):
+ * tagged slots where the engine takes them (a proxy thread reads the ring),
+ * else the doorbell protocol where the engine's queues are mapped into the
+ * GPU (hardware queues); none (device _nbi puts stay stores) when neither. Doorbell on a proxy engine runs the hardware queues' protocol
+ * against the proxy (how it is tested without AMD GPUs). */
+enum { DQ_NONE, DQ_TAGGED, DQ_DOORBELL };
+static int device_queue_mode(unsigned caps) {
+    const char *want = shmemi.cfg.DEVICE_QUEUES;
+    int tagged = (caps & SDMA_CAP_TAGGED) != 0, gpu_rings = (caps & SDMA_CAP_GPU_RINGS) != 0;
+    if (!strcmp(want, "tagged") && !tagged)
+        shmemi_fatal("SHMEM_DEVICE_QUEUES=tagged: the %s copy engine does not take tagged "
+                     "slots (use auto or doorbell)", shmemi_copy_engine_name());
+    if (!strcmp(want, "doorbell"))
+        return DQ_DOORBELL;
+    if (tagged)
+        return DQ_TAGGED;
+    return gpu_rings ? DQ_DOORBELL : DQ_NONE;
+}
+
 static void device_queues(struct shmemi_device_state *st, const char *fn) {
     size_t n = (size_t)shmemi.n_pes, rb = shmemi.cfg.ENGINE_RING_SIZE;
-    /* Kernels publish tagged slots: engines with a proxy thread (cuda) read
-     * them; hardware queues (hsakmt) need a doorbell protocol that is not
-     * wired to kernels yet, so there device _nbi puts stay stores. */
-    if (!shmemi_engine_reaches_device() || !(sdma_engine_caps(shmemi_engine()) & SDMA_CAP_TAGGED) ||
-        shmemi.cfg.DEVICE_NBI_THRESHOLD == 0 || n < 2)
+    if (!shmemi_engine_reaches_device() || shmemi.cfg.DEVICE_NBI_THRESHOLD == 0 || n < 2)
         return;
+    unsigned caps = sdma_engine_caps(shmemi_engine());
+    int mode = device_queue_mode(caps);
+    if (mode == DQ_NONE)
+        return;
+    int doorbell = mode == DQ_DOORBELL;
+    /* Hardware queues own their rings (GPU-mapped already); proxy engines take
+     * ours, in host memory mapped into the GPU. */
+    int own_ring = !(caps & SDMA_CAP_GPU_RINGS);
     struct shmemi_dev_queue *view = calloc(n, sizeof(*view));
-    struct dev_queue_dev *dw = NULL;
-    if (!view)
+    struct dev_queue_dev *dw = NULL, *dw_init = calloc(n, sizeof(*dw_init));
+    if (!view || !dw_init)
         shmemi_fatal("out of memory");
-    struct shmemi_dev_ce_line *lines = NULL; /* published, complete (my_pe's stays zero) */
+    /* published, complete (my_pe's stays zero); a doorbell queue's FENCE
+     * writes `complete` from the engine: coherent memory on AMD. */
+    struct shmemi_dev_ce_line *lines = NULL;
     check(hipMalloc((void **)&dw, n * sizeof(*dw)), fn, "allocation of the device queues");
-    check(hipMemset(dw, 0, n * sizeof(*dw)), fn, "zeroing the device queues");
-    check(hipMalloc((void **)&lines, n * sizeof(*lines)), fn, "allocation of the queue indices");
+    check(shmemi_gpu_malloc_coherent((void **)&lines, n * sizeof(*lines)), fn,
+          "allocation of the queue indices");
     check(hipMemset(lines, 0, n * sizeof(*lines)), fn, "zeroing the queue indices");
     for (size_t pe = 0; pe < n; pe++) {
         if ((int)pe == shmemi.my_pe)
             continue;
-        char *mem = NULL;
-        check(hipHostMalloc((void **)&mem, rb + sizeof(struct dev_queue_host),
-                            hipHostMallocMapped | hipHostMallocPortable),
-              fn, "allocation of a device queue's ring");
-        memset(mem, 0, rb + sizeof(struct dev_queue_host));
-        struct dev_queue_host *hw = (struct dev_queue_host *)(mem + rb);
         char label[48];
         snprintf(label, sizeof(label), "device puts to PE %zu", pe);
         struct sdma_queue_attr a;
         sdma_queue_attr_init(&a);
         a.ring_bytes = rb;
         a.label = label;
-        a.ring = mem;
-        a.ctl = &hw->unused_ctl;
-        a.rptr = &hw->rptr;
-        a.wptr = &hw->wptr;
-        a.doorbell = &hw->doorbell;
-        a.complete = &lines[pe].complete;
-        a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
+        if (own_ring) {
+            char *mem = NULL;
+            check(hipHostMalloc((void **)&mem, rb + sizeof(struct dev_queue_host),
+                                hipHostMallocMapped | hipHostMallocPortable),
+                  fn, "allocation of a device queue's ring");
+            memset(mem, 0, rb + sizeof(struct dev_queue_host));
+            struct dev_queue_host *hw = (struct dev_queue_host *)(mem + rb);
+            a.ring = mem;
+            a.ctl = &hw->unused_ctl;
+            a.rptr = &hw->rptr;
+            a.wptr = &hw->wptr;
+            a.doorbell = &hw->doorbell;
+        }
+        if (!doorbell) {
+            a.complete = &lines[pe].complete;
+            a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
+        }
         struct sdma_queue *q = shmemi_engine_device_queue((int)pe, &a);
         view[pe].ring = *sdma_queue_ring(q);
-        view[pe].ring.ctl = &dw[pe].ctl; /* zeroed: the ring starts at index 0 */
+        view[pe].ring.ctl = &dw[pe].ctl;
         view[pe].published = &lines[pe].published;
         view[pe].complete = &lines[pe].complete;
+        view[pe].doorbell = doorbell;
+        /* The producers start where the queue is (0 for a fresh one). */
+        uint64_t at = *sdma_queue_ring(q)->wptr;
+        dw_init[pe].ctl.reserve = dw_init[pe].ctl.committed = dw_init[pe].ctl.cached_rptr = at;
     }
+    check(hipMemcpy(dw, dw_init, n * sizeof(*dw), hipMemcpyHostToDevice), fn,
+          "initialization of the device queues");
+    free(dw_init);
     void *table = NULL;
     check(hipMalloc(&table, n * sizeof(*view)), fn, "allocation of the device queue table");
     check(hipMemcpy(table, view, n * sizeof(*view), hipMemcpyHostToDevice), fn,
@@ -244,6 +280,9 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
     st->ce_lines = lines;
     st->ce_min_bytes = shmemi.cfg.DEVICE_NBI_THRESHOLD;
     st->ce_timeout_ns = (uint64_t)(shmemi.cfg.ENGINE_TIMEOUT * 1e9);
+    shmemi_debug("device _nbi puts of at least %zu bytes go to the %s engine's queues (%s)",
+                 (size_t)shmemi.cfg.DEVICE_NBI_THRESHOLD, shmemi_copy_engine_name(),
+                 doorbell ? "doorbell protocol" : "tagged slots");
 }
 
 static int gpu_state(struct shmemi_device_state *st) {

@@ -11,16 +11,22 @@ fi
 pass=0
 fail=0
 failed=""
-for t in dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api \
-         engine_cuda dev_ce plan_stream; do
+# name[:SETTING=value]: the program run with that setting (dev_ce:... runs the
+# doorbell protocol of hardware queues against the engine's proxy).
+for spec in dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api \
+         engine_cuda dev_ce dev_ce:SHMEM_DEVICE_QUEUES=doorbell plan_stream; do
+    t=${spec%%:*}
+    setting=
+    [ "$spec" = "$t" ] || setting=${spec#*:}
     prog=$(find "$build" -name "gpu_$t" -type f -perm -u+x 2>/dev/null | head -n 1)
+    [ -z "$setting" ] || t="$t($setting)"
     if [ -z "$prog" ]; then
         echo "gpu.$t: not built"
         fail=$((fail + 1))
         failed="$failed $t"
         continue
     fi
-    if timeout 300 "$oshrun" -np 2 "$prog"; then
+    if env $setting timeout 300 "$oshrun" -np 2 "$prog"; then
         echo "gpu.$t: passed"
         pass=$((pass + 1))
     else

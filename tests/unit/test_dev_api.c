@@ -448,6 +448,70 @@ START_TEST(test_ring_copy_tagged) {
 }
 END_TEST
 
+/* The doorbell protocol of hardware queues: each copy with its completion
+ * FENCE, producers committing in turn. */
+static uint64_t fenced_end;
+static volatile uint64_t *fenced_word;
+static void fenced_producer(int pe) {
+    for (int i = 0; i < 500; ++i) {
+        size_t id = (size_t)pe * 500 + (size_t)i;
+        uint64_t end = 0;
+        if (shmemi_dev_ring_copy_fenced(&ring_view, (uint64_t)(uintptr_t)(ring_dst + id * 256),
+                                        (uint64_t)(uintptr_t)(ring_src + id * 256), 1 + id % 256,
+                                        (uint64_t)(uintptr_t)fenced_word, 10ull * 1000000000ull,
+                                        &end) != SDMA_OK)
+            __atomic_fetch_add(&ring_errors, 1, __ATOMIC_RELAXED);
+        shmemi_arch_max64(&fenced_end, end);
+    }
+}
+START_TEST(test_ring_copy_fenced) {
+    struct sdma_engine *e = NULL;
+    struct sdma_queue *q = NULL;
+    char err[128];
+    ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
+    static volatile uint64_t words[32] __attribute__((aligned(64)));
+    void *ring;
+    struct sdma_ring_ctl *ctl;
+    q = open_caller_ring(e, 0, words, &ring, &ctl);
+    ring_view = *sdma_queue_ring(q);
+    fenced_word = &words[28];
+    uint64_t end = 0;
+    ck_assert_int_eq(shmemi_dev_ring_copy_fenced(&ring_view, 0, 0, 0, 0, 0, &end), SDMA_ERR_INVAL);
+    ring_src = malloc(2000 * 256);
+    ring_dst = calloc(2000, 256);
+    for (size_t i = 0; i < 2000 * 256; ++i)
+        ring_src[i] = (unsigned char)(i * 41 + 7);
+    world_init(4);
+    ring_errors = 0;
+    fenced_end = 0;
+    run_all(fenced_producer);
+    ck_assert_int_eq(ring_errors, 0);
+    /* 2000 copies and fences of 11 dwords, plus the NOP padding at each lap's end. */
+    ck_assert_uint_ge(fenced_end, 2000 * 44);
+    ck_assert_uint_lt(fenced_end, 2000 * 44 + (2000 * 44 / RING_BYTES + 1) * 44);
+    /* The last FENCE stores the low 32 bits of the index past it. */
+    for (int spins = 0; (uint32_t)__atomic_load_n(fenced_word, __ATOMIC_ACQUIRE) !=
+                        (uint32_t)fenced_end;
+         ++spins) {
+        ck_assert_int_lt(spins, 20000000);
+        sdma_engine_progress(e);
+    }
+    ck_assert(sdma_queue_idle(q));
+    for (size_t id = 0; id < 2000; ++id) {
+        uint64_t len = 1 + id % 256;
+        for (size_t k = 0; k < 256; ++k)
+            ck_assert_uint_eq(ring_dst[id * 256 + k], k < len ? ring_src[id * 256 + k] : 0);
+    }
+    world_fini();
+    sdma_queue_close(q);
+    sdma_engine_close(e);
+    free(ring_dst);
+    free(ring_src);
+    free(ring);
+    free(ctl);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("dev_api");
     TCase *tc = tcase_create("core");
@@ -463,6 +527,7 @@ int main(void) {
     tcase_add_test(tc, test_collectives);
     tcase_add_test(tc, test_ring_copy_wave);
     tcase_add_test(tc, test_ring_copy_tagged);
+    tcase_add_test(tc, test_ring_copy_fenced);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
