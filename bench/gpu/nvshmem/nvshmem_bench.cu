@@ -61,6 +61,20 @@ __global__ void k_fetch_add(long *word, long iters, double *out) {
         *out = 0;
 }
 
+#define SPREAD 32
+#define SPREAD_STRIDE ((4096 + 128) / sizeof(long))
+__global__ void k_fetch_add_spread(long *words, long iters, double *out) {
+    long sink = 0;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < iters; ++i)
+        sink += nvshmem_long_atomic_fetch_add(words + (i % SPREAD) * SPREAD_STRIDE +
+                                                  (sink == -1),
+                                              1, 1);
+    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
+    if (sink == -1)
+        *out = 0;
+}
+
 __global__ void k_barrier(long iters, double *out) {
     uint64_t t0 = now_ns();
     for (long i = 0; i < iters; ++i)
@@ -90,6 +104,7 @@ int main(int argc, char **argv) {
 
     char *dst = (char *)nvshmem_malloc(o.max_size), *src = (char *)nvshmem_malloc(o.max_size);
     long *words = (long *)nvshmem_calloc(16, sizeof(long));
+    long *spread = (long *)nvshmem_calloc(SPREAD * SPREAD_STRIDE, sizeof(long));
     double *d_out, *t = (double *)malloc(sizeof(double) * 64);
     GB_CK(cudaMalloc((void **)&d_out, sizeof(double)));
     GB_CK(cudaMemset(src, 1, o.max_size));
@@ -181,7 +196,7 @@ int main(int argc, char **argv) {
         }
     }
 
-    for (int m = 0; m < 3; ++m) {
+    for (int m = 0; m < 4; ++m) {
         for (long r = -1; r < lat.reps; ++r) {
             nvshmem_barrier_all();
             if (m == 0 && me <= 1)
@@ -190,6 +205,8 @@ int main(int argc, char **argv) {
                 k_fetch_add<<<1, 1>>>(&words[8], lat.iters, d_out);
             else if (m == 2)
                 k_barrier<<<1, 1>>>(lat.iters, d_out);
+            else if (m == 3 && me == 0)
+                k_fetch_add_spread<<<1, 1>>>(spread, lat.iters, d_out);
             GB_CK(cudaGetLastError());
             GB_CK(cudaDeviceSynchronize());
             if (r >= 0 && me == 0) {
@@ -199,7 +216,8 @@ int main(int argc, char **argv) {
             }
         }
         if (me == 0) {
-            static const char *metric[3] = {"p_pingpong_half_rtt", "fetch_add", "barrier_all"};
+            static const char *metric[4] = {"p_pingpong_half_rtt", "fetch_add", "barrier_all",
+                                            "fetch_add_spread"};
             gb_csv("nvshmem_lat", 8, metric[m], gb_median(t, lat.reps), "us");
         }
     }
@@ -207,6 +225,7 @@ int main(int argc, char **argv) {
     nvshmem_barrier_all();
     free(t);
     GB_CK(cudaFree(d_out));
+    nvshmem_free(spread);
     nvshmem_free(words);
     nvshmem_free(src);
     nvshmem_free(dst);
