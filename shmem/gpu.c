@@ -33,6 +33,11 @@ static struct {
     pthread_mutex_t amo_lock;
     int pending;          /* nbi operations queued since the last quiet */
     char *const *peer_table; /* device array of the peers' heaps (device state) */
+    /* The device-driven queues' memory, freed at finalize once the engine
+     * closed the queues: rings (our own, per peer), producers' ctl, indices,
+     * the table of queues. */
+    char **dq_rings;
+    void *dq_ctl, *dq_lines, *dq_table;
 } gpu = {.device = -1, .amo_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The runtime's current device is per host thread: make this PE's GPU
@@ -228,6 +233,8 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
     /* published, complete (my_pe's stays zero); a doorbell queue's FENCE
      * writes `complete` from the engine: coherent memory on AMD. */
     struct shmemi_dev_ce_line *lines = NULL;
+    if (own_ring && !(gpu.dq_rings = calloc(n, sizeof(*gpu.dq_rings))))
+        shmemi_fatal("out of memory");
     check(hipMalloc((void **)&dw, n * sizeof(*dw)), fn, "allocation of the device queues");
     check(shmemi_gpu_malloc_coherent((void **)&lines, n * sizeof(*lines)), fn,
           "allocation of the queue indices");
@@ -247,6 +254,7 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
                                 hipHostMallocMapped | hipHostMallocPortable),
                   fn, "allocation of a device queue's ring");
             memset(mem, 0, rb + sizeof(struct dev_queue_host));
+            gpu.dq_rings[pe] = mem;
             struct dev_queue_host *hw = (struct dev_queue_host *)(mem + rb);
             a.ring = mem;
             a.ctl = &hw->unused_ctl;
@@ -276,6 +284,9 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
     check(hipMemcpy(table, view, n * sizeof(*view), hipMemcpyHostToDevice), fn,
           "copy of the device queue table");
     free(view);
+    gpu.dq_ctl = dw;
+    gpu.dq_lines = lines;
+    gpu.dq_table = table;
     st->queues = table;
     st->ce_lines = lines;
     st->ce_min_bytes = shmemi.cfg.DEVICE_NBI_THRESHOLD;
@@ -390,7 +401,20 @@ static void gpu_quiet(const char *fn) {
 /* Peers may still read this PE's heap until they pass the final barrier,
  * and nothing is reused after it: the heap, the mappings and the stream go
  * with the process. */
-static void gpu_fini(void) { gpu_quiet("shmem_finalize"); }
+static void gpu_fini(void) {
+    gpu_quiet("shmem_finalize");
+    /* The engine closed the device-driven queues before this. */
+    for (int pe = 0; gpu.dq_rings && pe < shmemi.n_pes; pe++)
+        if (gpu.dq_rings[pe])
+            (void)hipHostFree(gpu.dq_rings[pe]);
+    free(gpu.dq_rings);
+    gpu.dq_rings = NULL;
+    void *dev[3] = {gpu.dq_ctl, gpu.dq_lines, gpu.dq_table};
+    for (int i = 0; i < 3; i++)
+        if (dev[i])
+            (void)hipFree(dev[i]);
+    gpu.dq_ctl = gpu.dq_lines = gpu.dq_table = NULL;
+}
 
 /* ------------------------------------------------- stream-ordered API */
 
