@@ -352,40 +352,55 @@ static void ring_producer(int pe) {
             __atomic_fetch_add(&ring_errors, 1, __ATOMIC_RELAXED);
     }
 }
-START_TEST(test_ring_copy_wave) {
-    struct sdma_engine *e = NULL;
-    struct sdma_queue *q = NULL;
-    char err[128];
-    ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
-    static volatile uint64_t words[32] __attribute__((aligned(64)));
+/* The three ring tests' common part: a soft engine, a caller ring of
+ * RING_BYTES, 2000 slices of 256 bytes to copy, and the check of the copied
+ * bytes (slice id carries len_of(id) bytes). */
+struct ring_fixture {
+    struct sdma_engine *e;
+    struct sdma_queue *q;
     void *ring;
     struct sdma_ring_ctl *ctl;
-    q = open_caller_ring(e, 0, words, &ring, &ctl);
-    ring_view = *sdma_queue_ring(q);
+};
+static volatile uint64_t ring_words[32] __attribute__((aligned(64)));
+static void ring_fixture_open(struct ring_fixture *f, unsigned flags, unsigned mul, unsigned add) {
+    char err[128];
+    ck_assert_int_eq(sdma_engine_open("soft", NULL, &f->e, err, sizeof err), SDMA_OK);
+    f->q = open_caller_ring(f->e, flags, ring_words, &f->ring, &f->ctl);
+    ring_view = *sdma_queue_ring(f->q);
     ring_src = malloc(2000 * 256);
     ring_dst = calloc(2000, 256);
     for (size_t i = 0; i < 2000 * 256; ++i)
-        ring_src[i] = (unsigned char)(i * 31 + 1);
+        ring_src[i] = (unsigned char)(i * mul + add);
+    ring_errors = 0;
+}
+static void ring_fixture_check_close(struct ring_fixture *f, uint64_t (*len_of)(size_t)) {
+    for (size_t id = 0; id < 2000; ++id) {
+        uint64_t len = len_of(id);
+        for (size_t k = 0; k < 256; ++k)
+            ck_assert_uint_eq(ring_dst[id * 256 + k], k < len ? ring_src[id * 256 + k] : 0);
+    }
+    sdma_queue_close(f->q);
+    sdma_engine_close(f->e);
+    free(ring_dst);
+    free(ring_src);
+    free(f->ring);
+    free(f->ctl);
+}
+static uint64_t wave_len(size_t id) { return id % 13 == 0 ? 0 : 1 + id % 200; }
+static uint64_t slot_len(size_t id) { return 1 + id % 256; }
+
+START_TEST(test_ring_copy_wave) {
+    struct ring_fixture f;
+    ring_fixture_open(&f, 0, 31, 1);
     /* Invalid sizes are refused before anything is reserved. */
     ck_assert_int_eq(shmemi_dev_ring_copy_wave(&ring_view, 0, 0, SDMA_COPY_LINEAR_MAX + 1, 0, NULL),
                      SDMA_ERR_INVAL);
     world_init(4);
-    ring_errors = 0;
     run_all(ring_producer);
     ck_assert_int_eq(ring_errors, 0);
-    ck_assert_int_eq(sdma_queue_quiet(q, 20.0), SDMA_OK);
-    for (size_t id = 0; id < 2000; ++id) {
-        uint64_t len = id % 13 == 0 ? 0 : 1 + id % 200;
-        for (size_t j = 0; j < 256; ++j)
-            ck_assert_uint_eq(ring_dst[id * 256 + j], j < len ? ring_src[id * 256 + j] : 0);
-    }
+    ck_assert_int_eq(sdma_queue_quiet(f.q, 20.0), SDMA_OK);
     world_fini();
-    sdma_queue_close(q);
-    sdma_engine_close(e);
-    free(ring_dst);
-    free(ring_src);
-    free(ctl);
-    free(ring);
+    ring_fixture_check_close(&f, wave_len);
 }
 END_TEST
 
@@ -404,47 +419,25 @@ static void tagged_producer(int pe) {
     }
 }
 START_TEST(test_ring_copy_tagged) {
-    struct sdma_engine *e = NULL;
-    struct sdma_queue *q = NULL;
-    char err[128];
-    ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
-    static volatile uint64_t words[32] __attribute__((aligned(64)));
-    void *ring;
-    struct sdma_ring_ctl *ctl;
-    q = open_caller_ring(e, SDMA_QUEUE_TAGGED, words, &ring, &ctl);
-    ring_view = *sdma_queue_ring(q);
+    struct ring_fixture f;
+    ring_fixture_open(&f, SDMA_QUEUE_TAGGED, 37, 3);
     /* Host producers cannot reserve on a tagged queue. */
     struct sdma_ring_slot slot;
-    ck_assert_int_eq(sdma_queue_reserve(q, 8, &slot), SDMA_ERR_INVAL);
+    ck_assert_int_eq(sdma_queue_reserve(f.q, 8, &slot), SDMA_ERR_INVAL);
     ck_assert_int_eq(shmemi_dev_ring_copy_tagged(&ring_view, 0, 0, 0, 0, &slot.end),
                      SDMA_ERR_INVAL);
-    ring_src = malloc(2000 * 256);
-    ring_dst = calloc(2000, 256);
-    for (size_t i = 0; i < 2000 * 256; ++i)
-        ring_src[i] = (unsigned char)(i * 37 + 3);
     world_init(4);
-    ring_errors = 0;
     tagged_end = 0;
     run_all(tagged_producer);
     ck_assert_int_eq(ring_errors, 0);
     ck_assert_uint_eq(tagged_end, 2000 * SDMA_SLOT_BYTES);
-    for (int spins = 0; __atomic_load_n(&words[24], __ATOMIC_ACQUIRE) < tagged_end; ++spins) {
+    for (int spins = 0; __atomic_load_n(&ring_words[24], __ATOMIC_ACQUIRE) < tagged_end; ++spins) {
         ck_assert_int_lt(spins, 20000000);
-        sdma_engine_progress(e);
+        sdma_engine_progress(f.e);
     }
-    ck_assert(sdma_queue_idle(q));
-    for (size_t id = 0; id < 2000; ++id) {
-        uint64_t len = 1 + id % 256;
-        for (size_t k = 0; k < 256; ++k)
-            ck_assert_uint_eq(ring_dst[id * 256 + k], k < len ? ring_src[id * 256 + k] : 0);
-    }
+    ck_assert(sdma_queue_idle(f.q));
     world_fini();
-    sdma_queue_close(q);
-    sdma_engine_close(e);
-    free(ring_dst);
-    free(ring_src);
-    free(ring);
-    free(ctl);
+    ring_fixture_check_close(&f, slot_len);
 }
 END_TEST
 
@@ -465,24 +458,12 @@ static void fenced_producer(int pe) {
     }
 }
 START_TEST(test_ring_copy_fenced) {
-    struct sdma_engine *e = NULL;
-    struct sdma_queue *q = NULL;
-    char err[128];
-    ck_assert_int_eq(sdma_engine_open("soft", NULL, &e, err, sizeof err), SDMA_OK);
-    static volatile uint64_t words[32] __attribute__((aligned(64)));
-    void *ring;
-    struct sdma_ring_ctl *ctl;
-    q = open_caller_ring(e, 0, words, &ring, &ctl);
-    ring_view = *sdma_queue_ring(q);
-    fenced_word = &words[28];
+    struct ring_fixture f;
+    ring_fixture_open(&f, 0, 41, 7);
+    fenced_word = &ring_words[28];
     uint64_t end = 0;
     ck_assert_int_eq(shmemi_dev_ring_copy_fenced(&ring_view, 0, 0, 0, 0, 0, &end), SDMA_ERR_INVAL);
-    ring_src = malloc(2000 * 256);
-    ring_dst = calloc(2000, 256);
-    for (size_t i = 0; i < 2000 * 256; ++i)
-        ring_src[i] = (unsigned char)(i * 41 + 7);
     world_init(4);
-    ring_errors = 0;
     fenced_end = 0;
     run_all(fenced_producer);
     ck_assert_int_eq(ring_errors, 0);
@@ -494,21 +475,11 @@ START_TEST(test_ring_copy_fenced) {
                         (uint32_t)fenced_end;
          ++spins) {
         ck_assert_int_lt(spins, 20000000);
-        sdma_engine_progress(e);
+        sdma_engine_progress(f.e);
     }
-    ck_assert(sdma_queue_idle(q));
-    for (size_t id = 0; id < 2000; ++id) {
-        uint64_t len = 1 + id % 256;
-        for (size_t k = 0; k < 256; ++k)
-            ck_assert_uint_eq(ring_dst[id * 256 + k], k < len ? ring_src[id * 256 + k] : 0);
-    }
+    ck_assert(sdma_queue_idle(f.q));
     world_fini();
-    sdma_queue_close(q);
-    sdma_engine_close(e);
-    free(ring_dst);
-    free(ring_src);
-    free(ring);
-    free(ctl);
+    ring_fixture_check_close(&f, slot_len);
 }
 END_TEST
 
