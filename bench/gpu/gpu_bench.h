@@ -106,6 +106,25 @@ static inline double gb_median(double *v, long n) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The dependent fetch_add kernel of both latency benches (FADD: the library's
+ * long fetch_add, NOW: its device clock in ns): on PE 1, over n words (a power
+ * of two) GB_SPREAD_STRIDE longs apart in turn; each address depends on the
+ * last result, so every fetch is one round trip. One word's latency depends on
+ * where its line lands in the target GPU's L2; GB_SPREAD words average over
+ * placements. Microseconds per fetch in *out. */
+#define GB_SPREAD 32
+#define GB_SPREAD_STRIDE ((long)((4096 + 128) / sizeof(long)))
+#define GB_FETCH_ADD_KERNEL(FADD, NOW)                                                      \
+    __global__ void k_fetch_add(long *words, long n, long iters, double *out) {             \
+        long sink = 0;                                                                      \
+        uint64_t t0 = NOW();                                                                \
+        for (long i = 0; i < iters; ++i)                                                    \
+            sink += FADD(words + (i & (n - 1)) * GB_SPREAD_STRIDE + (sink == -1), 1, 1);    \
+        *out = (double)(NOW() - t0) / (double)iters / 1000.0;                               \
+        if (sink == -1)                                                                     \
+            *out = 0; /* keep the fetches */                                                \
+    }
+
 static inline void gb_csv_header(void) { printf("bench,size,metric,value,unit\n"); }
 static inline void gb_csv(const char *bench, size_t size, const char *metric, double value,
                    const char *unit) {

@@ -30,16 +30,7 @@ __global__ void k_pingpong(long *flag, long iters, long base, double *out) {
     *out = (double)(now_ns() - t0) / (double)iters / 2.0 / 1000.0;
 }
 
-__global__ void k_fetch_add(long *word, long iters, double *out) {
-    long sink = 0;
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < iters; ++i)
-        /* The next fetch's address depends on this result: one round trip each. */
-        sink += shmem_long_atomic_fetch_add(word + (sink == -1), 1, 1);
-    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
-    if (sink == -1)
-        *out = 0; /* keep the fetches */
-}
+GB_FETCH_ADD_KERNEL(shmem_long_atomic_fetch_add, now_ns)
 
 /* The same round trip with a device-scope atomic on the peer's mapping (what
  * the scope of the library's system-scope AMOs costs). */
@@ -60,22 +51,6 @@ __global__ void k_fetch_add_dev(long *word, long iters, double *out) {
         *out = 0;
 }
 
-/* fetch_add over SPREAD words 4 KiB + 128 B apart, in turn: the latency of one
- * word depends on where its line sits in the target GPU's L2; this averages
- * over placements. */
-#define SPREAD 32
-#define SPREAD_STRIDE ((4096 + 128) / sizeof(long))
-__global__ void k_fetch_add_spread(long *words, long iters, double *out) {
-    long sink = 0;
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < iters; ++i)
-        sink += shmem_long_atomic_fetch_add(words + (i % SPREAD) * SPREAD_STRIDE + (sink == -1),
-                                            1, 1);
-    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
-    if (sink == -1)
-        *out = 0;
-}
-
 __global__ void k_barrier(long iters, double *out) {
     uint64_t t0 = now_ns();
     for (long i = 0; i < iters; ++i)
@@ -89,7 +64,7 @@ int main(int argc, char **argv) {
     shmem_init();
     int me = shmem_my_pe();
     long *words = (long *)shmem_calloc(16, sizeof(long));
-    long *spread = (long *)shmem_calloc(SPREAD * SPREAD_STRIDE, sizeof(long));
+    long *spread = (long *)shmem_calloc(GB_SPREAD * GB_SPREAD_STRIDE, sizeof(long));
     double *d_out, *t = (double *)malloc(sizeof(double) * (size_t)o.reps);
     GB_CK(hipMalloc((void **)&d_out, sizeof(double)));
     if (me == 0)
@@ -100,13 +75,13 @@ int main(int argc, char **argv) {
             if (m == 0 && me <= 1)
                 k_pingpong<<<1, 1>>>(&words[0], o.iters, (r + 1) * o.iters, d_out);
             else if (m == 1 && me == 0)
-                k_fetch_add<<<1, 1>>>(&words[8], o.iters, d_out);
+                k_fetch_add<<<1, 1>>>(&words[8], 1, o.iters, d_out);
             else if (m == 2)
                 k_barrier<<<1, 1>>>(o.iters, d_out);
             else if (m == 3 && me == 0)
                 k_fetch_add_dev<<<1, 1>>>(&words[8], o.iters, d_out);
             else if (m == 4 && me == 0)
-                k_fetch_add_spread<<<1, 1>>>(spread, o.iters, d_out);
+                k_fetch_add<<<1, 1>>>(spread, GB_SPREAD, o.iters, d_out);
             GB_CK(hipGetLastError());
             GB_CK(hipDeviceSynchronize());
             if (r >= 0 && me == 0) {

@@ -50,30 +50,7 @@ __global__ void k_pingpong(long *flag, long iters, long base, double *out) {
     *out = (double)(now_ns() - t0) / (double)iters / 2.0 / 1000.0;
 }
 
-__global__ void k_fetch_add(long *word, long iters, double *out) {
-    long sink = 0;
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < iters; ++i)
-        /* The next fetch's address depends on this result: one round trip each. */
-        sink += nvshmem_long_atomic_fetch_add(word + (sink == -1), 1, 1);
-    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
-    if (sink == -1)
-        *out = 0;
-}
-
-#define SPREAD 32
-#define SPREAD_STRIDE ((4096 + 128) / sizeof(long))
-__global__ void k_fetch_add_spread(long *words, long iters, double *out) {
-    long sink = 0;
-    uint64_t t0 = now_ns();
-    for (long i = 0; i < iters; ++i)
-        sink += nvshmem_long_atomic_fetch_add(words + (i % SPREAD) * SPREAD_STRIDE +
-                                                  (sink == -1),
-                                              1, 1);
-    *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
-    if (sink == -1)
-        *out = 0;
-}
+GB_FETCH_ADD_KERNEL(nvshmem_long_atomic_fetch_add, now_ns)
 
 __global__ void k_barrier(long iters, double *out) {
     uint64_t t0 = now_ns();
@@ -104,7 +81,7 @@ int main(int argc, char **argv) {
 
     char *dst = (char *)nvshmem_malloc(o.max_size), *src = (char *)nvshmem_malloc(o.max_size);
     long *words = (long *)nvshmem_calloc(16, sizeof(long));
-    long *spread = (long *)nvshmem_calloc(SPREAD * SPREAD_STRIDE, sizeof(long));
+    long *spread = (long *)nvshmem_calloc(GB_SPREAD * GB_SPREAD_STRIDE, sizeof(long));
     double *d_out, *t = (double *)malloc(sizeof(double) * 64);
     GB_CK(cudaMalloc((void **)&d_out, sizeof(double)));
     GB_CK(cudaMemset(src, 1, o.max_size));
@@ -202,11 +179,11 @@ int main(int argc, char **argv) {
             if (m == 0 && me <= 1)
                 k_pingpong<<<1, 1>>>(&words[0], lat.iters, (r + 1) * lat.iters, d_out);
             else if (m == 1 && me == 0)
-                k_fetch_add<<<1, 1>>>(&words[8], lat.iters, d_out);
+                k_fetch_add<<<1, 1>>>(&words[8], 1, lat.iters, d_out);
             else if (m == 2)
                 k_barrier<<<1, 1>>>(lat.iters, d_out);
             else if (m == 3 && me == 0)
-                k_fetch_add_spread<<<1, 1>>>(spread, lat.iters, d_out);
+                k_fetch_add<<<1, 1>>>(spread, GB_SPREAD, lat.iters, d_out);
             GB_CK(cudaGetLastError());
             GB_CK(cudaDeviceSynchronize());
             if (r >= 0 && me == 0) {
