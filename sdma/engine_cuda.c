@@ -646,6 +646,9 @@ static const struct sdma_soft_backend cuda_backend = {
     .exec = &cuda_exec,
     .max_sleep_us = 50,
     .spin_us = 2000,
+    /* A plan's gates and peer words open within microseconds of each other: a
+     * packet's 10 us interval would add up to 10 us per POLL to every round. */
+    .poll_interval_us = 1,
     .open = cuda_backend_open,
     .close = cuda_backend_close,
     .alloc = cuda_alloc,

@@ -419,6 +419,7 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     if (b) {
         sq->x.ops = b->exec;
         sq->x.ops_arg = sq->bq;
+        sq->x.poll_interval_max_s = b->poll_interval_us * 1e-6;
     }
     sq->q = q;
     sq->rd = *q->ring.rptr;

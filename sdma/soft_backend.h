@@ -15,6 +15,8 @@ struct sdma_soft_backend {
     const struct sdma_exec_ops *exec; /* ctx->ops_arg is the queue's backend state */
     unsigned max_sleep_us;            /* longest idle sleep (producers that cannot kick) */
     unsigned spin_us;                 /* keep polling this long after the last work */
+    unsigned poll_interval_us;        /* >0: check unsatisfied POLLs at least this often
+                                         (the thread spins anyway; a check is a load) */
     int (*open)(struct sdma_engine *e, void **state, char *err, size_t errlen);
     void (*close)(void *state);
     /* Memory for rings and queue words that the hardware and GPU producers reach. */

@@ -230,7 +230,9 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
                        "waiting for %s 0x%08x",
                     x->poll_timeout_s, (unsigned long long)addr, v, mask, poll_names[func], ref);
     /* Soft engine: interval is in microseconds. */
-    x->wait_until = t + (double)interval * 1e-6;
+    x->wait_until = t + (x->poll_interval_max_s > 0 && x->poll_interval_max_s < interval * 1e-6
+                             ? x->poll_interval_max_s
+                             : (double)interval * 1e-6);
     return SDMA_EXEC_WAIT;
 }
 

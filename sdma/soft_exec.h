@@ -50,6 +50,8 @@ struct sdma_soft_ctx {
     void (*trap)(void *arg, uint32_t context); /* NULL: TRAP is a no-op */
     void *trap_arg;
     double poll_timeout_s; /* safety deadline of one POLL, "forever" included */
+    double poll_interval_max_s; /* >0: an unsatisfied POLL is checked again at least this
+                                   often, whatever its packet's interval */
     double (*clock)(void); /* seconds, monotonic; NULL: CLOCK_MONOTONIC */
 
     /* State of a POLL in progress at the head of the queue. */
