@@ -45,6 +45,9 @@
 typedef CUresult (*write32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 typedef CUresult (*write64_fn)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
 typedef CUresult (*wait32_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+typedef CUresult (*batch_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
+
+#define MOPS_MAX 32 /* stream writes batched per queue before they are issued */
 
 struct cuda_engine {
     int device;
@@ -56,6 +59,7 @@ struct cuda_engine {
     write32_fn write32;
     write64_fn write64;
     wait32_fn wait32;
+    batch_fn batch_memop; /* NULL: one call per write */
 };
 
 enum reach { REACH_HOST, REACH_MAPPED, REACH_DEVICE };
@@ -84,6 +88,10 @@ struct cuda_queue {
     const void *bsrc[MERGE_MAX];
     size_t blen[MERGE_MAX];
     size_t npend;
+    /* Stream writes (FENCEs, the completion index) not issued yet: one driver call
+     * for a run of them. Copies and writes are never both pending. */
+    CUstreamBatchMemOpParams mops[MOPS_MAX];
+    unsigned nmops;
     uint64_t published; /* completion index last written */
     double last_check;  /* when the stream was last queried for errors */
 };
@@ -221,6 +229,53 @@ static int issue_batch(struct cuda_queue *cq, struct sdma_soft_ctx *x)
     return SDMA_EXEC_DONE;
 }
 
+/* The pending stream writes, in one call. */
+static int issue_mops(struct cuda_queue *cq, struct sdma_soft_ctx *x)
+{
+    unsigned n = cq->nmops;
+    CUresult cr;
+    if (!n)
+        return SDMA_EXEC_DONE;
+    cq->nmops = 0;
+    cr = cq->ce->batch_memop(cq->stream, n, cq->mops, 0);
+    if (cr != CUDA_SUCCESS)
+        return sdma_exec_fail(x, "cuda: cuStreamBatchMemOp of %u stream writes failed "
+                                 "(CUresult %d)", n, (int)cr);
+    return SDMA_EXEC_DONE;
+}
+
+/* *addr = value (32 or 64 bits) in stream order, after a fence; batched with the
+ * writes next to it when the driver can. */
+static int stream_write(struct cuda_queue *cq, struct sdma_soft_ctx *x, uint64_t addr,
+                        uint64_t value, int is64)
+{
+    CUresult cr;
+    if (cq->ce->batch_memop) {
+        CUstreamBatchMemOpParams *op;
+        if (cq->nmops == MOPS_MAX && issue_mops(cq, x) != SDMA_EXEC_DONE)
+            return SDMA_EXEC_ERROR;
+        op = &cq->mops[cq->nmops++];
+        memset(op, 0, sizeof *op);
+        op->writeValue.operation = is64 ? CU_STREAM_MEM_OP_WRITE_VALUE_64
+                                        : CU_STREAM_MEM_OP_WRITE_VALUE_32;
+        op->writeValue.address = (CUdeviceptr)addr;
+        if (is64)
+            op->writeValue.value64 = value;
+        else
+            op->writeValue.value = (cuuint32_t)value;
+        op->writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT; /* a fence first */
+        return SDMA_EXEC_DONE;
+    }
+    cr = is64 ? cq->ce->write64(cq->stream, (CUdeviceptr)addr, value,
+                                CU_STREAM_WRITE_VALUE_DEFAULT)
+              : cq->ce->write32(cq->stream, (CUdeviceptr)addr, (cuuint32_t)value,
+                                CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (cr != CUDA_SUCCESS)
+        return sdma_exec_fail(x, "cuda: cuStreamWriteValue%d on 0x%llx failed (CUresult %d)",
+                              is64 ? 64 : 32, (unsigned long long)addr, (int)cr);
+    return SDMA_EXEC_DONE;
+}
+
 /* mark: remember when this batch is done (later copies may wait for it to merge,
  * cuda_flush); not needed when an ordering point follows at once. */
 static int issue_copies(struct cuda_queue *cq, struct sdma_soft_ctx *x, int mark)
@@ -239,6 +294,8 @@ static int ex_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint6
     uint64_t z, y;
     if (enter(cq->ce))
         return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
+    if (issue_mops(cq, x) != SDMA_EXEC_DONE) /* the writes before this copy */
+        return SDMA_EXEC_ERROR;
     if (rows == 1 && depth == 1) {
         if (cq->npend == MERGE_MAX && issue_copies(cq, x, 1) != SDMA_EXEC_DONE)
             return SDMA_EXEC_ERROR;
@@ -278,7 +335,7 @@ static int before_op(struct sdma_soft_ctx *x, struct cuda_queue *cq)
         return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
     if (cq->npend && issue_copies(cq, x, 0) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
-    return SDMA_EXEC_DONE;
+    return issue_mops(cq, x);
 }
 
 /* ----------------------------------------------- host functions, in order */
@@ -393,18 +450,18 @@ static int ex_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_
 static int ex_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
 {
     struct cuda_queue *cq = x->ops_arg;
-    CUresult cr;
-    if (before_op(x, cq) != SDMA_EXEC_DONE)
+    if (enter(cq->ce))
+        return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
+    /* Copies before the write are queued first; writes before it stay batched. */
+    if (cq->npend && issue_copies(cq, x, 0) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
-    if (reach_cached(cq, addr) == REACH_HOST)
+    if (reach_cached(cq, addr) == REACH_HOST) {
+        if (issue_mops(cq, x) != SDMA_EXEC_DONE)
+            return SDMA_EXEC_ERROR;
         return host_fn(x, cq, (struct host_op){.kind = HOST_FENCE, .addr = addr, .a = value});
-    /* The default flags put a memory fence before the write: the copies before it are
-     * visible to whoever sees the value. */
-    cr = cq->ce->write32(cq->stream, (CUdeviceptr)addr, value, CU_STREAM_WRITE_VALUE_DEFAULT);
-    if (cr != CUDA_SUCCESS)
-        return sdma_exec_fail(x, "cuda: cuStreamWriteValue32 on 0x%llx failed (CUresult %d)",
-                              (unsigned long long)addr, (int)cr);
-    return SDMA_EXEC_DONE;
+    }
+    /* The write's fence: the copies before it are visible to whoever sees the value. */
+    return stream_write(cq, x, addr, value, 0);
 }
 
 static int ex_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64,
@@ -474,21 +531,18 @@ static int cuda_flush(void *qstate, uint64_t rd, int ran)
         if (cq->inflight)
             return 1; /* the engine is busy: let more copies come to merge with */
     }
-    if (cq->npend || rd != cq->published) {
+    if (cq->npend || cq->nmops || rd != cq->published) {
         memset(&x, 0, sizeof x);
         if (enter(cq->ce))
             return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: cannot make GPU %d current",
                                cq->ce->device);
         if (cq->npend && issue_copies(cq, &x, 1) != SDMA_EXEC_DONE)
             return sdma_seterr(SDMA_ERR_SYSTEM, "%s", x.msg), -1;
-        if (q->complete && rd != cq->published) {
-            CUresult cr = cq->ce->write64(cq->stream, (CUdeviceptr)(uintptr_t)q->complete, rd,
-                                          CU_STREAM_WRITE_VALUE_DEFAULT);
-            if (cr != CUDA_SUCCESS)
-                return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: cuStreamWriteValue64 on the "
-                                                    "completion word failed (CUresult %d)",
-                                   (int)cr), -1;
-        }
+        if (q->complete && rd != cq->published &&
+            stream_write(cq, &x, (uint64_t)(uintptr_t)q->complete, rd, 1) != SDMA_EXEC_DONE)
+            return sdma_seterr(SDMA_ERR_SYSTEM, "%s (the completion word)", x.msg), -1;
+        if (issue_mops(cq, &x) != SDMA_EXEC_DONE)
+            return sdma_seterr(SDMA_ERR_SYSTEM, "%s", x.msg), -1;
         cq->published = rd;
     }
     /* Failed copies surface in the stream: look every millisecond (a query costs ~1 us). */
@@ -548,6 +602,11 @@ static int cuda_backend_open(struct sdma_engine *e, void **state, char *err, siz
         return rc;
     }
     ce->batch = 1;
+    {
+        char ignored[160]; /* an older driver: one call per stream write */
+        if (entry("cuStreamBatchMemOp", (void **)&ce->batch_memop, ignored, sizeof ignored))
+            ce->batch_memop = NULL;
+    }
     ce->lazy = !loading || strcasecmp(loading, "EAGER") != 0;
     ce->stream_waits = e->cfg.stream_waits;
     if (ce->stream_waits && ce->lazy) {
