@@ -262,7 +262,9 @@ int sdma_queue_idle(const struct sdma_queue *q)
     uint64_t rp = sdma_load_acquire_u64(r->rptr);
     if (q->flags & SDMA_QUEUE_TAGGED)
         return sdma_load_acquire_u32(&sdma_ring_at(r, rp)[SDMA_SLOT_DW - 1]) != sdma_slot_tag(rp);
-    return rp == sdma_load_acquire_u64(r->doorbell);
+    /* The write pointer, not the doorbell: a hardware doorbell is a register that the
+     * host may not read back; producers store the write pointer first. */
+    return rp == sdma_load_acquire_u64(r->wptr);
 }
 
 const char *sdma_queue_label(const struct sdma_queue *q)

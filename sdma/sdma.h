@@ -129,7 +129,7 @@ int sdma_queue_open(struct sdma_engine *e, size_t ring_bytes, const char *label,
 void sdma_queue_close(struct sdma_queue *q);
 const char *sdma_queue_label(const struct sdma_queue *q);
 /* 1 when the engine has taken everything published to the queue (read pointer at the
- * doorbell, or at a slot not yet tagged). */
+ * write pointer, or at a slot not yet tagged). */
 int sdma_queue_idle(const struct sdma_queue *q);
 /* The ring view producers use (e.g. to copy into a GPU kernel's state). */
 const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q);
