@@ -386,6 +386,17 @@ static void ring_fixture_check_close(struct ring_fixture *f, uint64_t (*len_of)(
     free(f->ring);
     free(f->ctl);
 }
+/* Run the engine until the completion word's bits under mask read want (a
+ * bounded wait), then the queue must be idle. */
+static void ring_fixture_drain(struct ring_fixture *f, volatile uint64_t *word, uint64_t want,
+                               uint64_t mask) {
+    for (int spins = 0; (__atomic_load_n(word, __ATOMIC_ACQUIRE) & mask) != (want & mask);
+         ++spins) {
+        ck_assert_int_lt(spins, 20000000);
+        sdma_engine_progress(f->e);
+    }
+    ck_assert(sdma_queue_idle(f->q));
+}
 static uint64_t wave_len(size_t id) { return id % 13 == 0 ? 0 : 1 + id % 200; }
 static uint64_t slot_len(size_t id) { return 1 + id % 256; }
 
@@ -431,11 +442,7 @@ START_TEST(test_ring_copy_tagged) {
     run_all(tagged_producer);
     ck_assert_int_eq(ring_errors, 0);
     ck_assert_uint_eq(tagged_end, 2000 * SDMA_SLOT_BYTES);
-    for (int spins = 0; __atomic_load_n(&ring_words[24], __ATOMIC_ACQUIRE) < tagged_end; ++spins) {
-        ck_assert_int_lt(spins, 20000000);
-        sdma_engine_progress(f.e);
-    }
-    ck_assert(sdma_queue_idle(f.q));
+    ring_fixture_drain(&f, &ring_words[24], tagged_end, UINT64_MAX);
     world_fini();
     ring_fixture_check_close(&f, slot_len);
 }
@@ -471,13 +478,7 @@ START_TEST(test_ring_copy_fenced) {
     ck_assert_uint_ge(fenced_end, 2000 * 44);
     ck_assert_uint_lt(fenced_end, 2000 * 44 + (2000 * 44 / RING_BYTES + 1) * 44);
     /* The last FENCE stores the low 32 bits of the index past it. */
-    for (int spins = 0; (uint32_t)__atomic_load_n(fenced_word, __ATOMIC_ACQUIRE) !=
-                        (uint32_t)fenced_end;
-         ++spins) {
-        ck_assert_int_lt(spins, 20000000);
-        sdma_engine_progress(f.e);
-    }
-    ck_assert(sdma_queue_idle(f.q));
+    ring_fixture_drain(&f, fenced_word, fenced_end, UINT32_MAX);
     world_fini();
     ring_fixture_check_close(&f, slot_len);
 }
