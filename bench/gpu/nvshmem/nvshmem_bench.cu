@@ -59,6 +59,26 @@ __global__ void k_barrier(long iters, double *out) {
     *out = (double)(now_ns() - t0) / (double)iters / 1000.0;
 }
 
+/* Median seconds that o.iters calls of issue() take on st, by events around
+ * them, over o.reps repetitions after one warm-up (t: o.reps scratch). */
+template <class F>
+static double time_on_stream(const struct gb_opts &o, cudaStream_t st, cudaEvent_t e0,
+                             cudaEvent_t e1, double *t, F issue) {
+    for (long r = -1; r < o.reps; ++r) {
+        float ms = 0;
+        GB_CK(cudaEventRecord(e0, st));
+        for (long i = 0; i < o.iters; ++i)
+            issue();
+        GB_CK(cudaEventRecord(e1, st));
+        GB_CK(cudaEventSynchronize(e1));
+        GB_CK(cudaGetLastError());
+        GB_CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (r >= 0)
+            t[r] = (double)ms * 1e-3;
+    }
+    return gb_median(t, o.reps);
+}
+
 int main(int argc, char **argv) {
     struct gb_opts o = {8, 256u << 20, 2, 20, 7, 528, 1024};
     struct gb_opts lat = {8, 8, 2, 10000, 11, 1, 1};
@@ -98,20 +118,11 @@ int main(int argc, char **argv) {
 
     for (size_t size = o.min_size; size <= o.max_size; size *= o.factor) {
         if (me == 0) {
-            for (long r = -1; r < o.reps; ++r) {
-                float ms = 0;
-                GB_CK(cudaEventRecord(e0, st));
-                for (long i = 0; i < o.iters; ++i)
-                    k_put_block<<<o.blocks, o.threads, 0, st>>>(dst, src, size, 1);
-                GB_CK(cudaEventRecord(e1, st));
-                GB_CK(cudaEventSynchronize(e1));
-                GB_CK(cudaGetLastError());
-                GB_CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (r >= 0)
-                    t[r] = (double)ms * 1e-3;
-            }
-            gb_csv("nvshmem_put_bw", size, "bw_block",
-                   (double)size * (double)o.iters / gb_median(t, o.reps) / 1e9, "GB/s");
+            double sec = time_on_stream(o, st, e0, e1, t, [&] {
+                k_put_block<<<o.blocks, o.threads, 0, st>>>(dst, src, size, 1);
+            });
+            gb_csv("nvshmem_put_bw", size, "bw_block", (double)size * (double)o.iters / sec / 1e9,
+                   "GB/s");
         }
         if (size > o.max_size / o.factor)
             break;
@@ -120,20 +131,11 @@ int main(int argc, char **argv) {
     /* Stream-ordered puts (host API on a stream), PE 0 -> PE 1. */
     for (size_t size = o.min_size; size <= o.max_size; size *= o.factor) {
         if (me == 0 && size >= ((size_t)1 << 20)) {
-            for (long r = -1; r < o.reps; ++r) {
-                float ms = 0;
-                GB_CK(cudaEventRecord(e0, st));
-                for (long i = 0; i < o.iters; ++i)
-                    nvshmemx_putmem_on_stream(dst, src, size, 1, st);
-                GB_CK(cudaEventRecord(e1, st));
-                GB_CK(cudaEventSynchronize(e1));
-                GB_CK(cudaGetLastError());
-                GB_CK(cudaEventElapsedTime(&ms, e0, e1));
-                if (r >= 0)
-                    t[r] = (double)ms * 1e-3;
-            }
+            double sec = time_on_stream(o, st, e0, e1, t, [&] {
+                nvshmemx_putmem_on_stream(dst, src, size, 1, st);
+            });
             gb_csv("nvshmem_stream_put_bw", size, "bw_on_stream",
-                   (double)size * (double)o.iters / gb_median(t, o.reps) / 1e9, "GB/s");
+                   (double)size * (double)o.iters / sec / 1e9, "GB/s");
         }
         if (size > o.max_size / o.factor)
             break;
