@@ -11,163 +11,128 @@
 
 #define SC __ATOMIC_SEQ_CST
 
-/* The device path's AMO on the bits of a 4- or 8-byte value (little-endian:
- * the low bytes of the 64-bit word). Non-fetching operations complete at
- * quiet; fetching ones return with the old value. */
-static void dev_amo(void *r, enum shmemi_amo_op op, const void *value, const void *cond, void *old,
-                    size_t size, const char *fn) {
-    uint64_t v = 0, c = 0, o = 0;
-    memcpy(&v, value, size);
-    memcpy(&c, cond, size);
-    shmemi.dev->amo(r, op, size, v, c, old ? &o : NULL, !old, fn);
-    if (old)
-        memcpy(old, &o, size);
+/* The host atomic on the direct path, on the bits of a 4- or 8-byte word
+ * (every AMO type is one of the two: float and double only fetch, set and
+ * swap, which move bits; signed and unsigned adds are the same bits in two's
+ * complement). Returns the old value. */
+#define DIRECT_AMO(W)                                                                         \
+    static W direct_amo_##W(W *r, enum shmemi_amo_op op, W v, W c) {                          \
+        switch (op) {                                                                         \
+        case SHMEMI_AMO_FETCH: return __atomic_load_n(r, SC);                                 \
+        case SHMEMI_AMO_SET: __atomic_store_n(r, v, SC); return 0;                            \
+        case SHMEMI_AMO_SWAP: return __atomic_exchange_n(r, v, SC);                           \
+        case SHMEMI_AMO_CSWAP: __atomic_compare_exchange_n(r, &c, v, 0, SC, SC); return c;   \
+        case SHMEMI_AMO_ADD: return __atomic_fetch_add(r, v, SC);                             \
+        case SHMEMI_AMO_AND: return __atomic_fetch_and(r, v, SC);                             \
+        case SHMEMI_AMO_OR: return __atomic_fetch_or(r, v, SC);                               \
+        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(r, v, SC);                             \
+        }                                                                                     \
+        __builtin_unreachable();                                                              \
+    }
+DIRECT_AMO(uint32_t)
+DIRECT_AMO(uint64_t)
+
+void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
+                const void *value, const void *cond, void *fetch, int pe, const char *fn) {
+    shmemi_ctx_check(ctx, fn);
+    void *r;
+    if (SHMEMI_UNLIKELY(shmemi_route(dest, size, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
+        /* The device path: non-fetching operations complete at quiet. */
+        uint64_t v = 0, c = 0, o = 0;
+        memcpy(&v, value, size);
+        memcpy(&c, cond, size);
+        shmemi.dev->amo(r, op, size, v, c, fetch ? &o : NULL, !fetch, fn);
+        if (fetch)
+            memcpy(fetch, &o, size);
+        return;
+    }
+    if (size == 4) {
+        uint32_t v, c = 0, o;
+        memcpy(&v, value, 4);
+        if (cond)
+            memcpy(&c, cond, 4);
+        o = direct_amo_uint32_t(r, op, v, c);
+        if (fetch)
+            memcpy(fetch, &o, 4);
+    } else {
+        uint64_t v, c = 0, o;
+        memcpy(&v, value, 8);
+        if (cond)
+            memcpy(&c, cond, 8);
+        o = direct_amo_uint64_t(r, op, v, c);
+        if (fetch)
+            memcpy(fetch, &o, 8);
+    }
 }
 
-/* One body per operation: route (dest, pe); on the device path run OP
- * there, on the direct path run the host atomic (the trailing statement,
- * on `r`, storing any old value in `old_`). Yields the old value. */
-#define AMO_DO(T, dest, pe, OP, value, cond, fetch, ...)                                      \
+/* One AMO of type T through the core; yields the old value (0 when not
+ * fetched). */
+#define AMO(T, ctx, OP, dest, value, cond, fetched, pe)                                       \
     ({                                                                                        \
-        void *r_;                                                                             \
-        T old_ = 0;                                                                           \
-        if (SHMEMI_UNLIKELY(shmemi_route((dest), sizeof(T), (pe), __func__, &r_) ==           \
-                            SHMEMI_PATH_DEVICE)) {                                            \
-            T v_ = (value), c_ = (cond);                                                      \
-            dev_amo(r_, (OP), &v_, &c_, (fetch) ? &old_ : NULL, sizeof(T), __func__);        \
-        } else {                                                                              \
-            T *r = r_;                                                                        \
-            __VA_ARGS__;                                                                      \
-        }                                                                                     \
+        T v_ = (value), c_ = (cond), old_ = 0;                                                \
+        shmemi_amo((ctx), SHMEMI_AMO_##OP, (void *)(dest), sizeof(T), &v_, &c_,               \
+                   (fetched) ? &old_ : NULL, (pe), __func__);                                 \
         old_;                                                                                 \
     })
+#define CTX_DEF shmemi_ctx_default_handle
 
-#define AMO_FETCH(T, src, pe) AMO_DO(T, src, pe, SHMEMI_AMO_FETCH, 0, 0, 1, __atomic_load(r, &old_, SC))
-#define AMO_SET(T, dest, value, pe)                                                           \
-    AMO_DO(T, dest, pe, SHMEMI_AMO_SET, value, 0, 0, T v_ = (value); __atomic_store(r, &v_, SC))
-#define AMO_SWAP(T, dest, value, pe)                                                          \
-    AMO_DO(T, dest, pe, SHMEMI_AMO_SWAP, value, 0, 1, T v_ = (value);                         \
-           __atomic_exchange(r, &v_, &old_, SC))
-#define AMO_CSWAP(T, dest, cond, value, pe)                                                   \
-    AMO_DO(T, dest, pe, SHMEMI_AMO_CSWAP, value, cond, 1, T v_ = (value); old_ = (cond);      \
-           cas_bytes(r, &old_, &v_, sizeof(T)))
-#define AMO_RMW(T, dest, value, pe, OPNAME, op, fetch)                                        \
-    AMO_DO(T, dest, pe, SHMEMI_AMO_##OPNAME, value, 0, fetch, old_ = __atomic_fetch_##op(r, (value), SC))
-
-static inline int cas_bytes(void *p, void *expected, void *desired, size_t n) {
-    if (n == 4)
-        return __atomic_compare_exchange((uint32_t *)p, (uint32_t *)expected,
-                                         (uint32_t *)desired, 0, SC, SC);
-    return __atomic_compare_exchange((uint64_t *)p, (uint64_t *)expected,
-                                     (uint64_t *)desired, 0, SC, SC);
-}
+/* Each routine has a context form and a default-context form with the same
+ * body; the _nbi fetching forms complete at once. */
+#define DEF_AMO(RT, NAME, PARAMS, RET, ...)                                                   \
+    RT shmem_ctx_##NAME(shmem_ctx_t ctx, PARAMS) { RET AMO(__VA_ARGS__); }                   \
+    RT shmem_##NAME(PARAMS) {                                                                 \
+        shmem_ctx_t ctx = CTX_DEF;                                                            \
+        RET AMO(__VA_ARGS__);                                                                 \
+    }
+#define DEF_AMO_NBI(NAME, PARAMS, ...)                                                        \
+    void shmem_ctx_##NAME##_nbi(shmem_ctx_t ctx, PARAMS) { *fetch = AMO(__VA_ARGS__); }      \
+    void shmem_##NAME##_nbi(PARAMS) {                                                         \
+        shmem_ctx_t ctx = CTX_DEF;                                                            \
+        *fetch = AMO(__VA_ARGS__);                                                            \
+    }
+#define P_(...) __VA_ARGS__
 
 #define SHMEMI_DEF_AMO_EXT(T, N)                                                              \
-    T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe) {                \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        return AMO_FETCH(T, source, pe);                                                      \
-    }                                                                                         \
-    T shmem_##N##_atomic_fetch(const T *source, int pe) { return AMO_FETCH(T, source, pe); }  \
-    void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe) {              \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        AMO_SET(T, dest, value, pe);                                                          \
-    }                                                                                         \
-    void shmem_##N##_atomic_set(T *dest, T value, int pe) { AMO_SET(T, dest, value, pe); }    \
-    T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe) {                \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        return AMO_SWAP(T, dest, value, pe);                                                  \
-    }                                                                                         \
-    T shmem_##N##_atomic_swap(T *dest, T value, int pe) { return AMO_SWAP(T, dest, value, pe); } \
-    void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source, int pe) { \
-        *fetch = shmem_ctx_##N##_atomic_fetch(ctx, source, pe);                               \
-    }                                                                                         \
-    void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) {                    \
-        *fetch = shmem_##N##_atomic_fetch(source, pe);                                        \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe) { \
-        *fetch = shmem_ctx_##N##_atomic_swap(ctx, dest, value, pe);                           \
-    }                                                                                         \
-    void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {                    \
-        *fetch = shmem_##N##_atomic_swap(dest, value, pe);                                    \
-    }
+    DEF_AMO(T, N##_atomic_fetch, P_(const T *source, int pe), return,                        \
+            T, ctx, FETCH, source, 0, 0, 1, pe)                                               \
+    DEF_AMO(void, N##_atomic_set, P_(T *dest, T value, int pe), (void),                       \
+            T, ctx, SET, dest, value, 0, 0, pe)                                               \
+    DEF_AMO(T, N##_atomic_swap, P_(T *dest, T value, int pe), return,                         \
+            T, ctx, SWAP, dest, value, 0, 1, pe)                                              \
+    DEF_AMO_NBI(N##_atomic_fetch, P_(T *fetch, const T *source, int pe),                      \
+                T, ctx, FETCH, source, 0, 0, 1, pe)                                           \
+    DEF_AMO_NBI(N##_atomic_swap, P_(T *fetch, T *dest, T value, int pe),                      \
+                T, ctx, SWAP, dest, value, 0, 1, pe)
 SHMEMI_AMO_EXT_TYPES(SHMEMI_DEF_AMO_EXT)
 
 #define SHMEMI_DEF_AMO_STD(T, N)                                                              \
     _Static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO type size");                       \
-    T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value, int pe) { \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        /* the old value, whether or not it matched */                                       \
-        return AMO_CSWAP(T, dest, cond, value, pe);                                           \
-    }                                                                                         \
-    T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {                     \
-        return AMO_CSWAP(T, dest, cond, value, pe);                                           \
-    }                                                                                         \
-    T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest, T value, int pe) {           \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        return AMO_RMW(T, dest, value, pe, ADD, add, 1);                                      \
-    }                                                                                         \
-    T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe) {                                \
-        return AMO_RMW(T, dest, value, pe, ADD, add, 1);                                      \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, int pe) {              \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        AMO_RMW(T, dest, value, pe, ADD, add, 0);                                             \
-    }                                                                                         \
-    void shmem_##N##_atomic_add(T *dest, T value, int pe) {                                   \
-        AMO_RMW(T, dest, value, pe, ADD, add, 0);                                             \
-    }                                                                                         \
-    T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest, int pe) {                    \
-        return shmem_ctx_##N##_atomic_fetch_add(ctx, dest, 1, pe);                            \
-    }                                                                                         \
-    T shmem_##N##_atomic_fetch_inc(T *dest, int pe) {                                         \
-        return AMO_RMW(T, dest, (T)1, pe, ADD, add, 1);                                       \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe) {                       \
-        shmem_ctx_##N##_atomic_add(ctx, dest, 1, pe);                                         \
-    }                                                                                         \
-    void shmem_##N##_atomic_inc(T *dest, int pe) { AMO_RMW(T, dest, (T)1, pe, ADD, add, 0); } \
-    void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T cond,  \
-                                                 T value, int pe) {                           \
-        *fetch = shmem_ctx_##N##_atomic_compare_swap(ctx, dest, cond, value, pe);             \
-    }                                                                                         \
-    void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value, int pe) {    \
-        *fetch = shmem_##N##_atomic_compare_swap(dest, cond, value, pe);                      \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T *fetch, T *dest, int pe) {   \
-        *fetch = shmem_ctx_##N##_atomic_fetch_inc(ctx, dest, pe);                             \
-    }                                                                                         \
-    void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {                        \
-        *fetch = shmem_##N##_atomic_fetch_inc(dest, pe);                                      \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe) { \
-        *fetch = shmem_ctx_##N##_atomic_fetch_add(ctx, dest, value, pe);                      \
-    }                                                                                         \
-    void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) {               \
-        *fetch = shmem_##N##_atomic_fetch_add(dest, value, pe);                               \
-    }
+    /* compare_swap returns the old value, whether or not it matched */                      \
+    DEF_AMO(T, N##_atomic_compare_swap, P_(T *dest, T cond, T value, int pe), return,         \
+            T, ctx, CSWAP, dest, value, cond, 1, pe)                                          \
+    DEF_AMO(T, N##_atomic_fetch_add, P_(T *dest, T value, int pe), return,                    \
+            T, ctx, ADD, dest, value, 0, 1, pe)                                               \
+    DEF_AMO(void, N##_atomic_add, P_(T *dest, T value, int pe), (void),                       \
+            T, ctx, ADD, dest, value, 0, 0, pe)                                               \
+    DEF_AMO(T, N##_atomic_fetch_inc, P_(T *dest, int pe), return,                             \
+            T, ctx, ADD, dest, 1, 0, 1, pe)                                                   \
+    DEF_AMO(void, N##_atomic_inc, P_(T *dest, int pe), (void),                                \
+            T, ctx, ADD, dest, 1, 0, 0, pe)                                                   \
+    DEF_AMO_NBI(N##_atomic_compare_swap, P_(T *fetch, T *dest, T cond, T value, int pe),      \
+                T, ctx, CSWAP, dest, value, cond, 1, pe)                                      \
+    DEF_AMO_NBI(N##_atomic_fetch_inc, P_(T *fetch, T *dest, int pe),                          \
+                T, ctx, ADD, dest, 1, 0, 1, pe)                                               \
+    DEF_AMO_NBI(N##_atomic_fetch_add, P_(T *fetch, T *dest, T value, int pe),                 \
+                T, ctx, ADD, dest, value, 0, 1, pe)
 SHMEMI_AMO_STD_TYPES(SHMEMI_DEF_AMO_STD)
 
 #define SHMEMI_DEF_AMO_BIT_OP(T, N, OP, OPNAME)                                               \
-    T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T *dest, T value, int pe) {          \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        return AMO_RMW(T, dest, value, pe, OPNAME, OP, 1);                                    \
-    }                                                                                         \
-    T shmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {                               \
-        return AMO_RMW(T, dest, value, pe, OPNAME, OP, 1);                                    \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T *dest, T value, int pe) {             \
-        shmemi_ctx_check(ctx, __func__);                                                      \
-        AMO_RMW(T, dest, value, pe, OPNAME, OP, 0);                                           \
-    }                                                                                         \
-    void shmem_##N##_atomic_##OP(T *dest, T value, int pe) {                                  \
-        AMO_RMW(T, dest, value, pe, OPNAME, OP, 0);                                           \
-    }                                                                                         \
-    void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe) { \
-        *fetch = shmem_ctx_##N##_atomic_fetch_##OP(ctx, dest, value, pe);                     \
-    }                                                                                         \
-    void shmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) {            \
-        *fetch = shmem_##N##_atomic_fetch_##OP(dest, value, pe);                              \
-    }
+    DEF_AMO(T, N##_atomic_fetch_##OP, P_(T *dest, T value, int pe), return,                   \
+            T, ctx, OPNAME, dest, value, 0, 1, pe)                                            \
+    DEF_AMO(void, N##_atomic_##OP, P_(T *dest, T value, int pe), (void),                      \
+            T, ctx, OPNAME, dest, value, 0, 0, pe)                                            \
+    DEF_AMO_NBI(N##_atomic_fetch_##OP, P_(T *fetch, T *dest, T value, int pe),                \
+                T, ctx, OPNAME, dest, value, 0, 1, pe)
 #define SHMEMI_DEF_AMO_BIT(T, N)                                                              \
     SHMEMI_DEF_AMO_BIT_OP(T, N, and, AND)                                                     \
     SHMEMI_DEF_AMO_BIT_OP(T, N, or, OR) SHMEMI_DEF_AMO_BIT_OP(T, N, xor, XOR)

@@ -45,7 +45,7 @@ void shmem_clear_lock(long *lock) {
     uint64_t *w = lock_word(lock, __func__);
     /* The critical section's puts and AMOs are complete (quiet on the default
      * context, a full fence) before the lock is handed on. */
-    shmemi_quiet(shmemi_ctx_default_handle);
+    shmemi_quiet(shmemi_ctx_default_handle, "shmem_clear_lock");
     /* Serve the next ticket: only the holder changes the lower half, while
      * newcomers may add tickets to the upper half concurrently, so a CAS
      * keeps the carry out of the lower half. Release: pairs with the acquire

@@ -274,8 +274,15 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                        const char *fn);
-void shmemi_quiet(shmem_ctx_t ctx);
-void shmemi_fence(shmem_ctx_t ctx);
+/* The one core entry of every AMO: run `op` on the `size`-byte (4 or 8) word
+ * `dest` of `pe`, reached through ctx. value and cond point at size-byte
+ * values (cond only for CSWAP, may be NULL otherwise); fetch (NULL for the
+ * non-fetching forms) receives the old value. */
+void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
+                const void *value, const void *cond, void *fetch, int pe, const char *fn);
+/* Quiet and fence of ctx; fn names the routine the user called. */
+void shmemi_quiet(shmem_ctx_t ctx, const char *fn);
+void shmemi_fence(shmem_ctx_t ctx, const char *fn);
 void shmemi_barrier_all(void);
 void shmemi_sync_all(void);
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn);

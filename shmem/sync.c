@@ -5,38 +5,38 @@
 
 /* ------------------------------------------------------- fence and quiet */
 
-void shmemi_quiet(shmem_ctx_t ctx) {
-    struct shmemi_ctx *c = shmemi_ctx_check(ctx, "shmem_quiet");
+void shmemi_quiet(shmem_ctx_t ctx, const char *fn) {
+    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
     shmemi_engine_quiet(c, -1);
     /* The device path's non-blocking copies and AMOs (one library stream). */
     if (shmemi.dev)
-        shmemi.dev->quiet("shmem_quiet");
+        shmemi.dev->quiet(fn);
     /* Direct-path stores (including a large copy's non-temporal stores) are
      * globally visible after a full fence. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void shmemi_fence(shmem_ctx_t ctx) {
+void shmemi_fence(shmem_ctx_t ctx, const char *fn) {
     /* Puts of one PE to one peer are delivered in order once the engine
      * queue has drained: on this node, fence is quiet. */
-    shmemi_quiet(ctx);
+    shmemi_quiet(ctx, fn);
 }
 
 void shmem_quiet(void) {
     shmemi_check_init(__func__);
-    shmemi_quiet(shmemi_ctx_default_handle);
+    shmemi_quiet(shmemi_ctx_default_handle, __func__);
 }
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
     shmemi_check_init(__func__);
-    shmemi_quiet(ctx);
+    shmemi_quiet(ctx, __func__);
 }
 void shmem_fence(void) {
     shmemi_check_init(__func__);
-    shmemi_fence(shmemi_ctx_default_handle);
+    shmemi_fence(shmemi_ctx_default_handle, __func__);
 }
 void shmem_ctx_fence(shmem_ctx_t ctx) {
     shmemi_check_init(__func__);
-    shmemi_fence(ctx);
+    shmemi_fence(ctx, __func__);
 }
 
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes) {
@@ -77,7 +77,7 @@ void shmemi_sync_all(void) {
 }
 
 void shmemi_barrier_all(void) {
-    shmemi_quiet(shmemi_ctx_default_handle);
+    shmemi_quiet(shmemi_ctx_default_handle, "shmem_barrier_all");
     shmemi_sync_all();
 }
 
@@ -136,7 +136,7 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     shmemi_check_init(__func__);
-    shmemi_quiet(shmemi_ctx_default_handle);
+    shmemi_quiet(shmemi_ctx_default_handle, __func__);
     shmemi_sync_active_set(PE_start, logPE_stride, PE_size, pSync, __func__);
 }
 

@@ -351,7 +351,8 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal("%s: the default context cannot be destroyed", __func__);
     /* Destroying a context completes its outstanding operations. */
-    shmemi_quiet(ctx);
+    shmemi_quiet(ctx, __func__);
+    free(((struct shmemi_ctx *)ctx)->dirty);
     free(ctx);
 }
 
