@@ -51,9 +51,11 @@
 
 #include "shmemx.h"
 
-#include "device/arch.h"
-#include "device/state.h"
-#include "device/ring_dev.h"
+/* Installed beside this header, under shmem/ (in the source tree, include/shmem/
+ * holds links to device/ and to the sdma/ headers these include). */
+#include "shmem/device/arch.h"
+#include "shmem/device/state.h"
+#include "shmem/device/ring_dev.h"
 
 /* ------------------------------------------------------------ generation */
 #define SHMEMI_UNPAREN(...) __VA_ARGS__
@@ -1057,7 +1059,7 @@ SHMEMI_DEV_REDUCE_TYPES(SHMEMI_DEV_SUM_REDUCE)
 
 /* ------------------------------------------------------- plan view bodies */
 #if defined(SHMEMI_DEV_PASS)
-#include "device/plan_view.h"
+#include "shmem/device/plan_view.h"
 
 extern "C" __host__ __device__ inline int shmemx_plan_owns(const shmemx_plan_view_t *view, int c) {
     return shmemi_view_owns(view, c);
