@@ -88,6 +88,9 @@ gpu-build)
         exit 0
     fi
     build "$BUILD_DIR-$kind" -DSHMEM_GPU="$kind"
+    # The installed surface of this build: its kernel programs built against an
+    # installation only (oshcc, pkg-config, find_package); nothing here needs a GPU.
+    ctest --test-dir "$BUILD_DIR-$kind" --output-on-failure -L install
     echo "== $kind build compiled in $BUILD_DIR-$kind (it runs where that GPU is)"
     ;;
 fuzz)
