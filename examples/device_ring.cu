@@ -17,12 +17,7 @@
 
 #include <stdio.h>
 
-#if !defined(__HIPCC__)
-#define hipMalloc cudaMalloc
-#define hipFree cudaFree
-#define hipMemset cudaMemset
-#define hipMemcpy cudaMemcpy
-#define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#if !defined(__HIPCC__) /* the runtime calls below, under their HIP names */
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipGetLastError cudaGetLastError
 #define hipGetErrorString cudaGetErrorString
@@ -81,25 +76,23 @@ int main(void) {
     long *recv = (long *)shmem_calloc(words, sizeof(long));
     long *send = (long *)shmem_calloc(words, sizeof(long));
     uint64_t *sig = (uint64_t *)shmem_calloc(1, sizeof(uint64_t));
-    unsigned long long *bad, nbad = 0;
-    if (!recv || !send || !sig) {
+    /* This PE's count of wrong elements, on the device heap like the rest. */
+    unsigned long long *bad = (unsigned long long *)shmem_calloc(1, sizeof(unsigned long long));
+    if (!recv || !send || !sig || !bad) {
         fprintf(stderr, "[PE %d] device_ring: shmem_calloc failed\n", me);
         shmem_global_exit(2);
     }
-    CHECK(hipMalloc((void **)&bad, sizeof *bad));
-    CHECK(hipMemset(bad, 0, sizeof *bad));
-    CHECK(hipDeviceSynchronize());
     shmem_barrier_all(); /* every PE's buffers exist, zeroed, before any put reaches them */
 
     ring<<<1, THREADS>>>(recv, send, sig, bad);
     CHECK(hipGetLastError());
     CHECK(hipDeviceSynchronize());
-    CHECK(hipMemcpy(&nbad, bad, sizeof nbad, hipMemcpyDeviceToHost));
+    unsigned long long nbad = shmem_ulonglong_g(bad, me);
     shmem_barrier_all();
 
     printf("[PE %d] device_ring: %d rounds of %d longs from PE %d: %s (%llu wrong)\n", me, ROUNDS,
            NELEMS, (me + npes - 1) % npes, nbad ? "FAILED" : "ok", nbad);
-    CHECK(hipFree(bad));
+    shmem_free(bad);
     shmem_free(sig);
     shmem_free(send);
     shmem_free(recv);
