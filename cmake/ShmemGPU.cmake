@@ -1,28 +1,57 @@
-# GPU builds: included by the top-level CMakeLists.txt when SHMEM_GPU is hip
-# or cuda.
+# GPU builds and GPU programs. Included by the top-level CMakeLists.txt when SHMEM_GPU is
+# hip or cuda, and installed: find_package(shmem) of a GPU build includes it too (after
+# setting SHMEM_GPU, the architectures and SHMEM_GPU_INSTALLED), so a user's project builds
+# kernels that use <shmem_device.h> with the same two functions as this tree.
 #
 #   cuda: nvcc through CMake's CUDA language, architectures SHMEM_CUDA_ARCHS
-#         (default 90, i.e. sm_90); the runtime is the shared libcudart.
+#         (default 90, i.e. sm_90; a project's own CMAKE_CUDA_ARCHITECTURES wins);
+#         programs use the shared libcudart, the runtime libshmem uses.
 #   hip:  hipcc called directly (hipcc -x hip -fPIC -c --offload-arch=<a>
 #         for each of SHMEM_HIP_ARCHS, default gfx90a;gfx940), linked with
 #         libamdhip64. CMake's HIP language is not used: it needs a ROCm
 #         layout that distribution packages (Debian's hipcc 5.2) do not have.
 #
-# For other CMake files:
+# Defines:
 #   SHMEM_GPU_DEFINITION             SHMEM_GPU_CUDA or SHMEM_GPU_HIP
-#   shmem_gpu_runtime                INTERFACE target: the runtime for C/C++
-#                                    sources (headers, definition, library)
+#   SHMEM_GPU_RUNTIME                an INTERFACE target: the runtime for C/C++ sources
+#                                    (headers, definition, library): shmem_gpu_runtime in
+#                                    this tree, shmem::gpu_runtime when installed
 #   shmem_gpu_sources(<target> <files...>)
-#                                    add GPU sources (.cu) to a target
+#                                    add GPU sources (.cu, .hip) to a target, compiled with
+#                                    the target's include directories and definitions
 #   shmem_gpu_executable(<target> SOURCES <files...> [LIBRARIES <libs...>])
-#                                    a GPU program: .cu sources compiled for
-#                                    the GPU (nvcc, or hipcc -x hip), other
-#                                    sources by the host compilers, linked
-#                                    with libshmem and the GPU runtime; sees
-#                                    include/ and the top of the tree.
+#                                    a GPU program: .cu/.hip sources compiled for the GPU
+#                                    (nvcc, or hipcc -x hip), other sources by the host
+#                                    compilers, linked with libshmem (shmem::shmem when
+#                                    installed) and the GPU runtime
 
-set(SHMEM_GPU_INCLUDES ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}/include)
+if(SHMEM_GPU_INSTALLED)
+  set(SHMEM_GPU_LIBSHMEM shmem::shmem)
+  set(SHMEM_GPU_RUNTIME shmem::gpu_runtime)
+else()
+  set(SHMEM_GPU_LIBSHMEM shmem)
+  set(SHMEM_GPU_RUNTIME shmem_gpu_runtime)
+endif()
 
+# The runtime target, made once (find_package may run more than once in a project).
+function(shmem_gpu_runtime_target)
+  cmake_parse_arguments(R "" "" "DEFINITIONS;INCLUDES;LIBRARIES" ${ARGN})
+  if(TARGET ${SHMEM_GPU_RUNTIME})
+    return()
+  endif()
+  if(SHMEM_GPU_INSTALLED)
+    add_library(${SHMEM_GPU_RUNTIME} INTERFACE IMPORTED)
+  else()
+    add_library(${SHMEM_GPU_RUNTIME} INTERFACE)
+  endif()
+  target_compile_definitions(${SHMEM_GPU_RUNTIME} INTERFACE ${R_DEFINITIONS})
+  if(R_INCLUDES)
+    target_include_directories(${SHMEM_GPU_RUNTIME} SYSTEM INTERFACE ${R_INCLUDES})
+  endif()
+  target_link_libraries(${SHMEM_GPU_RUNTIME} INTERFACE ${R_LIBRARIES})
+endfunction()
+
+get_property(_shmem_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
 if(SHMEM_GPU STREQUAL "cuda")
   if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
     find_program(SHMEM_NVCC nvcc HINTS ENV CUDA_HOME ENV CUDA_PATH /usr/local/cuda
@@ -33,19 +62,25 @@ if(SHMEM_GPU STREQUAL "cuda")
     endif()
     set(CMAKE_CUDA_COMPILER ${SHMEM_NVCC})
   endif()
-  set(CMAKE_CUDA_ARCHITECTURES ${SHMEM_CUDA_ARCHS})
-  enable_language(CUDA)
+  if(NOT SHMEM_GPU_INSTALLED OR NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES ${SHMEM_CUDA_ARCHS})
+  endif()
+  if(NOT "CUDA" IN_LIST _shmem_langs)
+    enable_language(CUDA)
+  endif()
   find_package(CUDAToolkit REQUIRED)
   set(SHMEM_GPU_DEFINITION SHMEM_GPU_CUDA)
-  add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings;-Xcompiler=-Wall,-Wextra,-Werror>")
-  add_library(shmem_gpu_runtime INTERFACE)
-  target_compile_definitions(shmem_gpu_runtime INTERFACE SHMEM_GPU_CUDA)
-  target_link_libraries(shmem_gpu_runtime INTERFACE CUDA::cudart)
-  set(SHMEM_GPU_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
-  message(STATUS "GPU build: CUDA ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${SHMEM_CUDA_ARCHS}")
+  shmem_gpu_runtime_target(DEFINITIONS SHMEM_GPU_CUDA LIBRARIES CUDA::cudart)
+  if(NOT SHMEM_GPU_INSTALLED)
+    add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings;-Xcompiler=-Wall,-Wextra,-Werror>")
+    set(SHMEM_GPU_PC_LIBS "-L${CUDAToolkit_LIBRARY_DIR} -lcudart")
+    message(STATUS "GPU build: CUDA ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${SHMEM_CUDA_ARCHS}")
+  endif()
 
 elseif(SHMEM_GPU STREQUAL "hip")
-  enable_language(CXX) # links GPU programs (the objects hipcc makes are C++)
+  if(NOT "CXX" IN_LIST _shmem_langs)
+    enable_language(CXX) # links GPU programs (the objects hipcc makes are C++)
+  endif()
   find_program(SHMEM_HIPCC hipcc HINTS ENV ROCM_PATH /opt/rocm PATH_SUFFIXES bin)
   find_path(SHMEM_HIP_INCLUDE_DIR hip/hip_runtime_api.h HINTS ENV ROCM_PATH /opt/rocm
             PATH_SUFFIXES include)
@@ -57,52 +92,58 @@ elseif(SHMEM_GPU STREQUAL "hip")
                         "library=${SHMEM_AMDHIP64}")
   endif()
   set(SHMEM_GPU_DEFINITION SHMEM_GPU_HIP)
-  add_library(shmem_gpu_runtime INTERFACE)
-  target_compile_definitions(shmem_gpu_runtime INTERFACE SHMEM_GPU_HIP __HIP_PLATFORM_AMD__)
-  target_include_directories(shmem_gpu_runtime SYSTEM INTERFACE ${SHMEM_HIP_INCLUDE_DIR})
-  target_link_libraries(shmem_gpu_runtime INTERFACE ${SHMEM_AMDHIP64})
-  get_filename_component(_hip_libdir ${SHMEM_AMDHIP64} DIRECTORY)
-  set(SHMEM_GPU_PC_LIBS "-L${_hip_libdir} -lamdhip64")
-  set(SHMEM_HIP_FLAGS -x hip -fPIC -O2 -g -Wall -Wextra -Werror -D__HIP_PLATFORM_AMD__
-                      -DSHMEM_GPU_HIP)
+  shmem_gpu_runtime_target(DEFINITIONS SHMEM_GPU_HIP __HIP_PLATFORM_AMD__
+                           INCLUDES ${SHMEM_HIP_INCLUDE_DIR} LIBRARIES ${SHMEM_AMDHIP64})
+  set(SHMEM_HIP_FLAGS -x hip -fPIC -O2 -g -D__HIP_PLATFORM_AMD__ -DSHMEM_GPU_HIP)
+  if(NOT SHMEM_GPU_INSTALLED)
+    list(APPEND SHMEM_HIP_FLAGS -Wall -Wextra -Werror)
+    get_filename_component(_hip_libdir ${SHMEM_AMDHIP64} DIRECTORY)
+    set(SHMEM_GPU_PC_LIBS "-L${_hip_libdir} -lamdhip64")
+    message(STATUS "GPU build: HIP (${SHMEM_HIPCC}), architectures ${SHMEM_HIP_ARCHS}")
+  endif()
   foreach(arch ${SHMEM_HIP_ARCHS})
     list(APPEND SHMEM_HIP_FLAGS --offload-arch=${arch})
   endforeach()
-  message(STATUS "GPU build: HIP (${SHMEM_HIPCC}), architectures ${SHMEM_HIP_ARCHS}")
 endif()
 
-# HIP: one object per source, made by hipcc in the calling directory's build
-# tree. Sets <out> to the list of objects.
-function(shmem_hip_objects out)
+# HIP: one object per source, made by hipcc in the calling directory's build tree with the
+# include directories and definitions of <target> (its own and those it links; /usr/include,
+# where Debian puts the HIP headers, is hipcc's own and stays off: -I/usr/include would come
+# before the compiler's wrapper headers).
+function(shmem_hip_objects target out)
   set(objs)
+  set(incs "$<FILTER:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>,EXCLUDE,^/usr/include/?$>")
+  set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   foreach(src ${ARGN})
     get_filename_component(abs ${src} ABSOLUTE)
     get_filename_component(name ${src} NAME)
     string(MD5 tag ${abs})
     string(SUBSTRING ${tag} 0 8 tag)
-    set(obj ${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.${tag}.o)
-    set(incs)
-    foreach(d ${SHMEM_GPU_INCLUDES})
-      list(APPEND incs -I${d})
-    endforeach()
+    set(obj ${CMAKE_CURRENT_BINARY_DIR}/hip/${target}/${name}.${tag}.o)
     add_custom_command(OUTPUT ${obj}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/hip
-      COMMAND ${SHMEM_HIPCC} ${SHMEM_HIP_FLAGS} ${incs} -MD -MF ${obj}.d -c ${abs} -o ${obj}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/hip/${target}
+      COMMAND ${SHMEM_HIPCC} ${SHMEM_HIP_FLAGS} "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
+              "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" -MD -MF ${obj}.d -c ${abs} -o ${obj}
       DEPENDS ${abs}
       DEPFILE ${obj}.d
       COMMENT "Building HIP object ${name}"
+      COMMAND_EXPAND_LISTS
       VERBATIM)
     list(APPEND objs ${obj})
   endforeach()
   set(${out} ${objs} PARENT_SCOPE)
 endfunction()
 
-# GPU sources (.cu) into an existing target.
+# GPU sources (.cu, .hip) into an existing target.
 function(shmem_gpu_sources target)
   if(SHMEM_GPU STREQUAL "cuda")
     target_sources(${target} PRIVATE ${ARGN})
+    # .hip sources are CUDA sources here.
+    foreach(s ${ARGN})
+      set_source_files_properties(${s} PROPERTIES LANGUAGE CUDA)
+    endforeach()
   else()
-    shmem_hip_objects(objs ${ARGN})
+    shmem_hip_objects(${target} objs ${ARGN})
     target_sources(${target} PRIVATE ${objs})
   endif()
 endfunction()
@@ -125,15 +166,10 @@ function(shmem_gpu_executable target)
   add_executable(${target} ${host_srcs})
   shmem_gpu_sources(${target} ${gpu_srcs})
   if(SHMEM_GPU STREQUAL "cuda")
-    # .hip sources are CUDA sources here; the shared runtime is the one
-    # libshmem uses, so both see one current device.
-    foreach(s ${gpu_srcs})
-      set_source_files_properties(${s} PROPERTIES LANGUAGE CUDA)
-    endforeach()
+    # The shared runtime is the one libshmem uses, so both see one current device.
     set_target_properties(${target} PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
   else()
     set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
   endif()
-  target_include_directories(${target} PRIVATE ${SHMEM_GPU_INCLUDES})
-  target_link_libraries(${target} PRIVATE shmem shmem_gpu_runtime ${G_LIBRARIES})
+  target_link_libraries(${target} PRIVATE ${SHMEM_GPU_LIBSHMEM} ${SHMEM_GPU_RUNTIME} ${G_LIBRARIES})
 endfunction()

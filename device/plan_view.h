@@ -14,14 +14,13 @@
 #include <stdint.h>
 
 #include "shmemx.h"
+#include "../sdma/atomic.h"
 
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define SHMEMI_VIEW_DEVICE 1
 #define SHMEMI_VIEW_FN static __device__ inline
 #else
 #define SHMEMI_VIEW_FN static inline
-#include <sched.h>
-#include <time.h>
 #endif
 
 struct shmemx_plan_view {
@@ -38,22 +37,11 @@ struct shmemx_plan_view {
     uint64_t timeout_ns;
 };
 
-SHMEMI_VIEW_FN uint64_t shmemi_view_now_ns(void) {
-#if defined(SHMEMI_VIEW_DEVICE) && defined(__CUDA_ARCH__)
-    uint64_t t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-#elif defined(SHMEMI_VIEW_DEVICE)
-    return wall_clock64() * 10; /* 100 MHz constant clock on CDNA */
-#else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
-}
+SHMEMI_VIEW_FN uint64_t shmemi_view_now_ns(void) { return sdma_now_ns(); }
 
 /* One turn of a wait loop; *n counts the turns (callers read the clock every
- * 256 of them). */
+ * 256 of them). Kernels spin hot: a round's latency is what a plan is for, and
+ * the engine's copies do not compete with the waiting threads. */
 SHMEMI_VIEW_FN void shmemi_view_relax(unsigned *n) {
     ++*n;
 #ifndef SHMEMI_VIEW_DEVICE
@@ -61,17 +49,17 @@ SHMEMI_VIEW_FN void shmemi_view_relax(unsigned *n) {
     if (SHMEMI_VIEW_PROGRESS()) /* host build: run the engine's ready packets here */
         return;
 #endif
-    if (*n > 64)
-        sched_yield(); /* let the PE or engine we wait for run */
+    sdma_spin_pause(*n); /* let the PE or engine we wait for run */
 #endif
 }
 
 SHMEMI_VIEW_FN void shmemi_view_error(const shmemx_plan_view_t *v, int code, int c) {
     uint32_t expected = 0;
-    /* First error wins; the chunk is written by the winner only. */
-    if (__atomic_compare_exchange_n(v->error, &expected, (uint32_t)-code, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE))
-        __atomic_store_n(v->error_chunk, (uint32_t)c, __ATOMIC_RELEASE);
+    /* First error wins (acquire-release at system scope: the host thread that
+     * reports it, or another PE's watchdog, may read it); the chunk is written
+     * by the winner only, released for whoever reads the code. */
+    if (sdma_cas_u32(v->error, &expected, (uint32_t)-code))
+        sdma_store_release_u32(v->error_chunk, (uint32_t)c);
 }
 
 SHMEMI_VIEW_FN int shmemi_view_owns(const shmemx_plan_view_t *v, int c) {
@@ -81,12 +69,14 @@ SHMEMI_VIEW_FN int shmemi_view_owns(const shmemx_plan_view_t *v, int c) {
 SHMEMI_VIEW_FN int shmemi_view_arrived(const shmemx_plan_view_t *v, int c) {
     if (c < 0 || c >= v->nchunks)
         return 0;
+    /* Own chunk: acquire (system) pairs with every writer's release in
+     * mark_ready: their stores to the chunk are visible once all marked. */
     if (shmemi_view_owns(v, c))
-        return __atomic_load_n(&v->marks[c], __ATOMIC_ACQUIRE) >=
+        return sdma_load_acquire_u64(&v->marks[c]) >=
                (uint64_t)v->round * (uint64_t)v->writers[c];
     /* Acquire at system scope: the data the engine copied before its fence
      * on arrival[c] is visible once the new round is. */
-    return __atomic_load_n(&v->arrival[c], __ATOMIC_ACQUIRE) >= v->round;
+    return sdma_load_acquire_u32(&v->arrival[c]) >= v->round;
 }
 
 /* Returns 1 when this call opened the chunk's gate. */
@@ -99,9 +89,10 @@ SHMEMI_VIEW_FN int shmemi_view_mark_ready(shmemx_plan_view_t *v, int c) {
     /* Release: this writer's stores to the chunk happen before its mark;
      * acquire: the last writer sees every earlier writer's stores before it
      * opens the gate, with a release the engine's POLL acquires. */
-    uint64_t now = __atomic_add_fetch(&v->marks[c], 1, __ATOMIC_ACQ_REL);
+    uint64_t now = sdma_fetch_add_acq_rel_u64(&v->marks[c], 1) + 1;
     if (now == target) {
-        __atomic_store_n(&v->gates[c], v->round, __ATOMIC_RELEASE);
+        /* Release (system) of the gate: the engine's POLL acquires it. */
+        sdma_store_release_u32(&v->gates[c], v->round);
         return 1;
     }
     if (now > target)
@@ -113,8 +104,10 @@ SHMEMI_VIEW_FN int shmemi_view_wait_chunk(const shmemx_plan_view_t *v, int c) {
     uint64_t deadline = shmemi_view_now_ns() + v->timeout_ns;
     unsigned n = 0;
     while (!shmemi_view_arrived(v, c)) {
-        if (__atomic_load_n(v->error, __ATOMIC_ACQUIRE))
-            return -(int)__atomic_load_n(v->error, __ATOMIC_ACQUIRE);
+        /* Acquire (system): pairs with the winner's CAS in shmemi_view_error. */
+        uint32_t err = sdma_load_acquire_u32(v->error);
+        if (err)
+            return -(int)err;
         if ((n & 255) == 255 && shmemi_view_now_ns() > deadline)
             return SHMEMX_PLAN_ETIMEDOUT;
         shmemi_view_relax(&n);

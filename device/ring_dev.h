@@ -23,10 +23,10 @@
 
 #include <stdint.h>
 
-#include "device/arch.h"
-#include "sdma/packets.h"
-#include "sdma/ring.h"
-#include "sdma/status.h"
+#include "arch.h"
+#include "../sdma/packets.h"
+#include "../sdma/ring.h"
+#include "../sdma/status.h"
 
 /* Publish a reserved slot whose packet the caller's wave has written: the
  * ring protocol's commit (sdma/ring.h) with the scopes a GPU needs, and no

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sdma/ring.h"
+#include "../sdma/ring.h"
 
 #define SHMEMI_DEVICE_STATE_VERSION 5
 /* Peers whose heap base sits in the state itself (one constant-cache load on

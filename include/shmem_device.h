@@ -51,9 +51,11 @@
 
 #include "shmemx.h"
 
-#include "device/arch.h"
-#include "device/state.h"
-#include "device/ring_dev.h"
+/* Installed beside this header, under shmem/ (in the source tree, include/shmem/
+ * holds links to device/ and to the sdma/ headers these include). */
+#include "shmem/device/arch.h"
+#include "shmem/device/state.h"
+#include "shmem/device/ring_dev.h"
 
 /* ------------------------------------------------------------ generation */
 #define SHMEMI_UNPAREN(...) __VA_ARGS__
@@ -1057,52 +1059,7 @@ SHMEMI_DEV_REDUCE_TYPES(SHMEMI_DEV_SUM_REDUCE)
 
 /* ------------------------------------------------------- plan view bodies */
 #if defined(SHMEMI_DEV_PASS)
-#if defined(__CUDA_ARCH__)
-/* device/plan_view.h is written with the GNU __atomic builtins, which CUDA
- * device code lacks: map the four it uses onto system-scope PTX accesses and
- * atomics for its inclusion only. */
-template <class T> __device__ inline T shmemi_cu_load_n(const T *p, int) {
-    return sizeof(T) == 4 ? (T)shmemi_arch_ld_acq32(p) : (T)shmemi_arch_ld_acq64(p);
-}
-template <class T, class U> __device__ inline void shmemi_cu_store_n(T *p, U v, int) {
-    if (sizeof(T) == 4)
-        shmemi_arch_st_rel32(p, (uint32_t)v);
-    else
-        shmemi_arch_st_rel64(p, (uint64_t)v);
-}
-template <class T, class U> __device__ inline T shmemi_cu_add_fetch(T *p, U v, int) {
-    T old;
-    shmemi_arch_fence_sys(); /* release half of acq_rel */
-    old = sizeof(T) == 4 ? (T)shmemi_arch_amo32(SHMEMI_AMO_ADD, p, (uint32_t)v, 0)
-                         : (T)shmemi_arch_amo64(SHMEMI_AMO_ADD, p, (uint64_t)v, 0);
-    shmemi_arch_fence_sys(); /* acquire half */
-    return old + (T)v;
-}
-template <class T, class U>
-__device__ inline bool shmemi_cu_cas_n(T *p, T *expected, U desired, int, int, int) {
-    T old;
-    shmemi_arch_fence_sys();
-    old = sizeof(T) == 4
-              ? (T)shmemi_arch_amo32(SHMEMI_AMO_CAS, p, (uint32_t)desired, (uint32_t)*expected)
-              : (T)shmemi_arch_amo64(SHMEMI_AMO_CAS, p, (uint64_t)desired, (uint64_t)*expected);
-    shmemi_arch_fence_sys();
-    if (old == *expected)
-        return true;
-    *expected = old;
-    return false;
-}
-#define __atomic_load_n(p, o) shmemi_cu_load_n((p), (o))
-#define __atomic_store_n(p, v, o) shmemi_cu_store_n((p), (v), (o))
-#define __atomic_add_fetch(p, v, o) shmemi_cu_add_fetch((p), (v), (o))
-#define __atomic_compare_exchange_n(p, e, d, w, s, f) shmemi_cu_cas_n((p), (e), (d), (w), (s), (f))
-#include "device/plan_view.h"
-#undef __atomic_load_n
-#undef __atomic_store_n
-#undef __atomic_add_fetch
-#undef __atomic_compare_exchange_n
-#else
-#include "device/plan_view.h"
-#endif
+#include "shmem/device/plan_view.h"
 
 extern "C" __host__ __device__ inline int shmemx_plan_owns(const shmemx_plan_view_t *view, int c) {
     return shmemi_view_owns(view, c);

@@ -9,7 +9,11 @@
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
 #   scripts/dev.sh gpu-build cuda|hip
 #                            configure and compile a GPU build in $BUILD_DIR-<kind>
-#                            (compile only; skipped with a message when nvcc is absent)
+#                            (compile only; skipped with a message when nvcc is absent),
+#                            then build programs against its installation (ctest -L install)
+#   scripts/dev.sh format    apply .clang-format to the tree's C, CUDA and HIP sources
+#   scripts/dev.sh format-check
+#                            list the sources .clang-format would change (fails if any)
 #   scripts/dev.sh deps      only install the Debian packages
 # Environment: BUILD_DIR (default build), PREFIX (default ./install), JOBS.
 set -euo pipefail
@@ -20,7 +24,7 @@ PREFIX=${PREFIX:-$ROOT/install}
 JOBS=${JOBS:-$(nproc)}
 
 PKGS=(cmake make gcc g++ pkg-config check libpmix-dev openmpi-bin libopenmpi-dev
-      libhsakmt-dev clang libclang-rt-14-dev hipcc libamdhip64-dev)
+      libhsakmt-dev clang libclang-rt-14-dev clang-format hipcc libamdhip64-dev)
 
 deps() {
     local missing=()
@@ -42,8 +46,38 @@ build() { # build <dir> [cmake args...]
     cmake --build "$dir" -j "$JOBS"
 }
 
+# The tree's C, CUDA and HIP sources, as git knows them; links (include/shmem/) are left
+# out: they point at sources already listed.
+sources() {
+    git ls-files -s -- '*.c' '*.h' '*.cu' '*.cuh' '*.hip' |
+        awk -F '\t' '{ split($1, m, " "); if (m[1] != "120000") print $2 }'
+}
+
 case "${1:-}" in
 deps) deps ;;
+format | format-check)
+    if ! command -v clang-format >/dev/null; then
+        echo "== $1: clang-format not found (Debian: apt-get install clang-format)" >&2
+        exit 2
+    fi
+    if [ "$1" = format ]; then
+        sources | xargs clang-format -i
+        echo "== formatted $(sources | wc -l) files with $(clang-format --version)"
+    else
+        changed=0
+        while IFS= read -r f; do
+            if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
+                echo "$f"
+                changed=$((changed + 1))
+            fi
+        done < <(sources)
+        if [ "$changed" -ne 0 ]; then
+            echo "== format-check: $changed files differ from .clang-format (scripts/dev.sh format)"
+            exit 1
+        fi
+        echo "== format-check: every source matches .clang-format"
+    fi
+    ;;
 demo)
     deps
     build "$BUILD_DIR"
@@ -88,6 +122,9 @@ gpu-build)
         exit 0
     fi
     build "$BUILD_DIR-$kind" -DSHMEM_GPU="$kind"
+    # The installed surface of this build: its kernel programs built against an
+    # installation only (oshcc, pkg-config, find_package); nothing here needs a GPU.
+    ctest --test-dir "$BUILD_DIR-$kind" --output-on-failure -L install
     echo "== $kind build compiled in $BUILD_DIR-$kind (it runs where that GPU is)"
     ;;
 fuzz)
@@ -97,7 +134,7 @@ fuzz)
     ctest --test-dir "$BUILD_DIR-fuzz" --output-on-failure -L fuzz
     ;;
 *)
-    sed -n '2,14p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac

@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sdma/atomic.h"
-#include "sdma/packets.h"
-#include "sdma/status.h"
+#include "atomic.h"
+#include "packets.h"
+#include "status.h"
 
 /* Ring flags. */
 #define SDMA_RING_SINGLE_PRODUCER 1u /* one producer: no CAS, no ordering wait */

@@ -24,6 +24,7 @@
 
 #include "bootstrap/boot.h"
 #include "device/state.h"
+#include "sdma/atomic.h"
 #include "shmem/env.h"
 
 #define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -296,7 +297,7 @@ struct shmemi_spin {
 void shmemi_spin_slow(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
     if (SHMEMI_LIKELY(++s->n < 128)) {
-        __builtin_ia32_pause();
+        sdma_cpu_relax();
         return;
     }
     shmemi_spin_slow(s);

@@ -9,6 +9,7 @@ shmem_unit_test(test_boot_proto SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_boot_prot
 
 # A PE program that uses only the bootstrap.
 add_executable(test_boot_prog ${CMAKE_CURRENT_LIST_DIR}/test_boot_prog.c)
+shmem_layer_includes(test_boot_prog tests/unit PRIVATE)
 target_link_libraries(test_boot_prog PRIVATE boot_obj)
 
 # oshrun end to end: exit statuses, messages, no surviving PEs.

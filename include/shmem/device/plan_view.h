@@ -1,0 +1,1 @@
+../../../device/plan_view.h

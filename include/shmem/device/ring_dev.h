@@ -1,0 +1,1 @@
+../../../device/ring_dev.h

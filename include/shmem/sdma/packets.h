@@ -1,0 +1,1 @@
+../../../sdma/packets.h

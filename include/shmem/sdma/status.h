@@ -1,0 +1,1 @@
+../../../sdma/status.h
