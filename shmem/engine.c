@@ -1,7 +1,7 @@
 /* The core's copy engine: non-blocking transfers that proceed beside the
  * caller.
  *
- * One RMA queue per peer, opened on first use. A context remembers which
+ * One engine per process; its queues belong to shmem/queues.c. A context remembers which
  * queues it used since its last quiet (one bit per peer); quiet fences each of
  * those queues and waits for the fence. Ordinary RMA never shares a queue with
  * chains that POLL (plans use queues of their own), so quiet never waits on a
@@ -10,17 +10,10 @@
 
 #include "sdma/sdma.h"
 
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 static struct sdma_engine *engine;
-static struct sdma_queue **rma_q; /* per peer, NULL until first use */
-static struct sdma_queue **dev_q; /* per peer: device-driven queues (GPU builds) */
-static uint64_t *rma_idle_at;     /* per peer: write index of the last quiet_all's fence */
-static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *rma_idle_at; /* per peer: write index of the last quiet_all's fence */
 static const char *engine_name = "none";
 
 /* Contexts' dirty bits: a bitmap of peers per context, allocated lazily. */
@@ -59,85 +52,22 @@ int shmemi_engine_init(void) {
     size_t ring = shmemi.cfg.ENGINE_RING_SIZE;
     if (ring < 4096 || (ring & (ring - 1)))
         shmemi_fatal("SHMEM_ENGINE_RING_SIZE=%zu must be a power of two of at least 4096", ring);
-    rma_q = calloc((size_t)shmemi.n_pes, sizeof(*rma_q));
     rma_idle_at = calloc((size_t)shmemi.n_pes, sizeof(*rma_idle_at));
-    if (!rma_q || !rma_idle_at)
+    if (!rma_idle_at)
         return -1;
     shmemi_debug("copy engine: %s", engine_name);
     return 0;
 }
 
-struct sdma_queue *shmemi_engine_device_queue(int pe, const struct sdma_queue_attr *a) {
-    if (!dev_q && !(dev_q = calloc((size_t)shmemi.n_pes, sizeof(*dev_q))))
-        shmemi_fatal("out of memory");
-    int rc = sdma_queue_open_attr(engine, a, &dev_q[pe]);
-    if (rc)
-        shmemi_fatal("cannot open the device-driven copy-engine queue to PE %d: %s (%s)", pe,
-                     sdma_strerror(rc), sdma_last_error());
-    return dev_q[pe];
-}
-
-/* Kernels are done when finalize runs: let the engine take what they queued. */
-static void close_device_queues(void) {
-    for (int pe = 0; dev_q && pe < shmemi.n_pes; pe++) {
-        struct sdma_queue *q = dev_q[pe];
-        if (!q)
-            continue;
-        struct timespec t0, t;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        while (!sdma_queue_idle(q)) {
-            sdma_engine_progress(engine);
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >
-                shmemi.cfg.ENGINE_TIMEOUT) {
-                shmemi_warn("the device-driven queue to PE %d still holds packets at finalize",
-                            pe);
-                break;
-            }
-            sched_yield();
-        }
-        sdma_queue_close(q);
-    }
-    free(dev_q);
-    dev_q = NULL;
-}
-
 void shmemi_engine_fini(void) {
     if (!engine)
         return;
-    close_device_queues();
-    for (int pe = 0; pe < shmemi.n_pes; pe++)
-        if (rma_q[pe]) {
-            sdma_queue_quiet(rma_q[pe], shmemi.cfg.ENGINE_TIMEOUT);
-            sdma_queue_close(rma_q[pe]);
-        }
-    free(rma_q);
-    rma_q = NULL;
+    shmemi_queues_fini();
     free(rma_idle_at);
     rma_idle_at = NULL;
     sdma_engine_close(engine);
     engine = NULL;
     engine_name = "none";
-}
-
-struct sdma_queue *shmemi_rma_queue(int pe) {
-    struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
-    if (SHMEMI_LIKELY(q))
-        return q;
-    pthread_mutex_lock(&open_lock);
-    q = rma_q[pe];
-    if (!q) {
-        char label[32];
-        snprintf(label, sizeof(label), "rma to PE %d", pe);
-        int rc = sdma_queue_open(engine, shmemi.cfg.ENGINE_RING_SIZE, label, &q);
-        if (rc)
-            shmemi_fatal("cannot open a copy-engine queue to PE %d: %s (%s)", pe,
-                         sdma_strerror(rc), sdma_last_error());
-        /* Release: the queue is fully set up before another thread sees it. */
-        __atomic_store_n(&rma_q[pe], q, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&open_lock);
-    return q;
 }
 
 static uint64_t *dirty_bits(struct shmemi_ctx *c) {
@@ -163,7 +93,8 @@ void shmemi_engine_note(struct shmemi_ctx *c, int pe) {
 
 static void queue_failed(int pe, int rc) {
     char msg[512] = "";
-    if (rma_q[pe] && sdma_queue_error(rma_q[pe], msg, sizeof(msg)))
+    struct sdma_queue *q = shmemi_rma_queue_peek(pe);
+    if (q && sdma_queue_error(q, msg, sizeof(msg)))
         shmemi_fatal("copy engine queue to PE %d failed: %s", pe, msg);
     shmemi_fatal("copy engine transfer to PE %d failed: %s (%s)", pe, sdma_strerror(rc),
                  sdma_last_error());
@@ -232,7 +163,7 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
         while (bits) {
             int p = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
-            int rc = sdma_queue_quiet(rma_q[p], shmemi.cfg.ENGINE_TIMEOUT);
+            int rc = sdma_queue_quiet(shmemi_rma_queue(p), shmemi.cfg.ENGINE_TIMEOUT);
             if (rc)
                 queue_failed(p, rc);
         }
@@ -240,8 +171,8 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
 }
 
 void shmemi_engine_quiet_all(void) {
-    for (int pe = 0; rma_q && pe < shmemi.n_pes; pe++) {
-        struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
+    for (int pe = 0; engine && pe < shmemi.n_pes; pe++) {
+        struct sdma_queue *q = shmemi_rma_queue_peek(pe);
         /* A queue whose write index still sits on its last quiet's fence is idle. */
         if (!q || __atomic_load_n(sdma_queue_ring(q)->wptr, __ATOMIC_ACQUIRE) ==
                       __atomic_load_n(&rma_idle_at[pe], __ATOMIC_RELAXED))
@@ -261,7 +192,5 @@ int shmemi_engine_reaches_device(void) {
     return engine && (sdma_engine_caps(engine) & SDMA_CAP_DEVICE_MEMORY);
 }
 struct sdma_engine *shmemi_engine(void) { return engine; }
-
-
 
 const char *shmemx_copy_engine_name(void) { return shmemi_copy_engine_name(); }

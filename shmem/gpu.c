@@ -266,7 +266,7 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
             a.complete = &lines[pe].complete;
             a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
         }
-        struct sdma_queue *q = shmemi_engine_device_queue((int)pe, &a);
+        struct sdma_queue *q = shmemi_device_queue_open((int)pe, &a);
         view[pe].ring = *sdma_queue_ring(q);
         view[pe].ring.ctl = &dw[pe].ctl;
         view[pe].published = &lines[pe].published;

@@ -156,34 +156,19 @@ const char *shmemx_plan_strerror(int code) {
 
 static double now_s(void) { return (double)shmemi_view_now_ns() * 1e-9; }
 
+/* The plan queues (one per peer, owned by shmem/queues.c) and their ledgers. */
 static int open_plan_queues(void) {
     if (pqs)
         return 0;
-    size_t ring = shmemi.cfg.PLAN_RING_SIZE;
-    if (ring < 4096 || (ring & (ring - 1)))
-        shmemi_fatal("SHMEM_PLAN_RING_SIZE=%zu must be a power of two of at least 4096", ring);
     struct plan_queue *q = calloc((size_t)shmemi.n_pes, sizeof(*q));
     if (!q)
         return SHMEMX_PLAN_ENOMEM;
     for (int p = 0; p < shmemi.n_pes; p++) {
-        shmemi_ledger_init(&q[p].ledger, ring / 2);
-        char label[32];
-        snprintf(label, sizeof(label), "plans to PE %d", p);
-        int rc = sdma_queue_open(shmemi_engine(), ring, label, &q[p].q);
-        if (rc)
-            shmemi_fatal("cannot open the plan queue to PE %d: %s (%s)", p, sdma_strerror(rc),
-                         sdma_last_error());
+        q[p].q = shmemi_poll_queue(p);
+        shmemi_ledger_init(&q[p].ledger, shmemi.cfg.PLAN_RING_SIZE / 2);
     }
     pqs = q;
     return 0;
-}
-
-/* The queue to pe that may block on POLLs (plans, flag-waiting puts). */
-struct sdma_queue *shmemi_poll_queue(int pe) {
-    pthread_mutex_lock(&plan_lock);
-    int rc = open_plan_queues();
-    pthread_mutex_unlock(&plan_lock);
-    return rc ? NULL : pqs[pe].q;
 }
 
 static void kick(void) {
@@ -1430,14 +1415,12 @@ void shmemi_plan_fini(void) {
         free(p);
     }
     if (pqs) {
-        for (int q = 0; q < shmemi.n_pes; q++) {
-            if (pqs[q].q)
-                sdma_queue_close(pqs[q].q);
+        for (int q = 0; q < shmemi.n_pes; q++)
             shmemi_ledger_fini(&pqs[q].ledger);
-        }
         free(pqs);
         pqs = NULL;
     }
+    shmemi_poll_queues_close();
 }
 
 /* ------------------------------------------------------------ view (host) */
