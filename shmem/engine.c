@@ -1,11 +1,14 @@
 /* The core's copy engine: non-blocking transfers that proceed beside the
  * caller.
  *
- * One engine per process; its queues belong to shmem/queues.c. A context remembers which
- * queues it used since its last quiet (one bit per peer); quiet fences each of
- * those queues and waits for the fence. Ordinary RMA never shares a queue with
- * chains that POLL (plans use queues of their own), so quiet never waits on a
- * gate. */
+ * One engine per process; its queues belong to shmem/queues.c. A context
+ * counts, per peer, the operations it queued on that peer's RMA queue
+ * (`issued`) and the count the last finished quiet completed (`done`); quiet
+ * fences each queue with work outstanding and then raises `done` to the
+ * count it saw before the fence. A thread that quiets while another is
+ * already waiting on the same queue therefore still waits for its own
+ * transfers. Ordinary RMA never shares a queue with chains that POLL (plans
+ * use queues of their own), so quiet never waits on a gate. */
 #include "shmem/engine.h"
 
 #include "sdma/sdma.h"
@@ -16,9 +19,12 @@ static struct sdma_engine *engine;
 static uint64_t *rma_idle_at; /* per peer: write index of the last quiet_all's fence */
 static const char *engine_name = "none";
 
-/* Contexts' dirty bits: a bitmap of peers per context, allocated lazily. */
-struct ctx_dirty {
-    uint64_t *bits;
+/* Engine work of a context, per peer. `used` only grows: the peers whose
+ * counts quiet looks at. */
+struct shmemi_ctx_pending {
+    uint64_t *used;   /* bitmap */
+    uint64_t *issued; /* operations queued for the context */
+    uint64_t *done;   /* operations a finished quiet completed */
 };
 
 int shmemi_engine_init(void) {
@@ -70,25 +76,40 @@ void shmemi_engine_fini(void) {
     engine_name = "none";
 }
 
-static uint64_t *dirty_bits(struct shmemi_ctx *c) {
-    uint64_t *b = __atomic_load_n(&c->dirty, __ATOMIC_ACQUIRE);
-    if (SHMEMI_LIKELY(b))
-        return b;
-    uint64_t *n = calloc(((size_t)shmemi.n_pes + 63) / 64, sizeof(uint64_t));
-    if (!n)
+static struct shmemi_ctx_pending *pending(struct shmemi_ctx *c) {
+    struct shmemi_ctx_pending *p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(p))
+        return p;
+    size_t n = (size_t)shmemi.n_pes, words = (n + 63) / 64;
+    p = calloc(1, sizeof(*p) + (words + 2 * n) * sizeof(uint64_t));
+    if (!p)
         shmemi_fatal("out of memory");
-    uint64_t *expected = NULL;
-    if (!__atomic_compare_exchange_n(&c->dirty, &expected, n, 0, __ATOMIC_ACQ_REL,
+    p->used = (uint64_t *)(p + 1);
+    p->issued = p->used + words;
+    p->done = p->issued + n;
+    struct shmemi_ctx_pending *expected = NULL;
+    /* Release: the arrays are zeroed before another thread sees them. */
+    if (!__atomic_compare_exchange_n(&c->pending, &expected, p, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
-        free(n);
+        free(p);
         return expected;
     }
-    return n;
+    return p;
+}
+
+void shmemi_engine_ctx_free(struct shmemi_ctx *c) {
+    free(c->pending);
+    c->pending = NULL;
 }
 
 void shmemi_engine_note(struct shmemi_ctx *c, int pe) {
-    uint64_t *b = dirty_bits(c);
-    __atomic_fetch_or(&b[pe / 64], 1ull << (pe % 64), __ATOMIC_RELAXED);
+    struct shmemi_ctx_pending *p = pending(c);
+    /* Release: the operation is in the queue before a quiet that reads this
+     * count (acquire) fences the queue, so the fence lies behind it. */
+    __atomic_fetch_add(&p->issued[pe], 1, __ATOMIC_RELEASE);
+    uint64_t bit = 1ull << (pe % 64);
+    if (!(__atomic_load_n(&p->used[pe / 64], __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_or(&p->used[pe / 64], bit, __ATOMIC_RELEASE);
 }
 
 static void queue_failed(int pe, int rc) {
@@ -150,22 +171,36 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
     return 1;
 }
 
-void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
-    uint64_t *b = __atomic_load_n(&c->dirty, __ATOMIC_ACQUIRE);
-    if (!b)
+/* Complete the engine work of c to pe: everything c queued there before this
+ * call (its count, read first) is done once a fence queued after it is. */
+static void quiet_peer(struct shmemi_ctx_pending *p, int pe) {
+    uint64_t want = __atomic_load_n(&p->issued[pe], __ATOMIC_ACQUIRE);
+    uint64_t done = __atomic_load_n(&p->done[pe], __ATOMIC_ACQUIRE);
+    if (done >= want)
         return;
-    int lo = pe < 0 ? 0 : pe, hi = pe < 0 ? shmemi.n_pes : pe + 1;
-    for (int w = lo / 64; w <= (hi - 1) / 64; w++) {
-        uint64_t mask = ~0ull;
-        if (pe >= 0)
-            mask = 1ull << (pe % 64);
-        uint64_t bits = __atomic_fetch_and(&b[w], ~mask, __ATOMIC_ACQ_REL) & mask;
+    int rc = sdma_queue_quiet(shmemi_rma_queue(pe), shmemi.cfg.ENGINE_TIMEOUT);
+    if (rc)
+        queue_failed(pe, rc);
+    /* Raise done to want (others may have raised it further meanwhile).
+     * Release: a thread that sees the count sees the transfers done. */
+    while (done < want && !__atomic_compare_exchange_n(&p->done[pe], &done, want, 1,
+                                                        __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+        ;
+}
+
+void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
+    struct shmemi_ctx_pending *p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+    if (!p)
+        return;
+    if (pe >= 0) {
+        quiet_peer(p, pe);
+        return;
+    }
+    for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
+        uint64_t bits = __atomic_load_n(&p->used[w], __ATOMIC_ACQUIRE);
         while (bits) {
-            int p = w * 64 + __builtin_ctzll(bits);
+            quiet_peer(p, w * 64 + __builtin_ctzll(bits));
             bits &= bits - 1;
-            int rc = sdma_queue_quiet(shmemi_rma_queue(p), shmemi.cfg.ENGINE_TIMEOUT);
-            if (rc)
-                queue_failed(p, rc);
         }
     }
 }

@@ -21,9 +21,12 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
 int shmemi_engine_reaches_device(void);
 /* Work for pe was queued on its RMA queue on behalf of ctx: quiet completes it. */
 void shmemi_engine_note(struct shmemi_ctx *c, int pe);
-/* Wait until the engine work of ctx (all PEs, or one PE when pe >= 0) is
- * complete and visible. */
+/* Wait until the engine work ctx queued (to every PE, or to PE pe when
+ * pe >= 0) before this call is complete and visible, whichever other threads
+ * quiet the same context meanwhile. */
 void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
+/* Free what the engine keeps for a context (shmem_ctx_destroy). */
+void shmemi_engine_ctx_free(struct shmemi_ctx *c);
 
 /* Complete every RMA queue's work, whichever context queued it (queues idle
  * since the last call are skipped). */

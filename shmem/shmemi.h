@@ -140,10 +140,13 @@ struct shmemi_dev_ops {
     void (*fini)(void);
 };
 
+struct shmemi_ctx_pending;
 struct shmemi_ctx {
     long options;
     shmem_team_t team;
-    uint64_t *dirty; /* peers whose engine queue this context used since its last quiet */
+    /* Copy-engine work queued for the context, per peer (shmem/engine.c);
+     * allocated on first use. */
+    struct shmemi_ctx_pending *pending;
 };
 
 struct shmemi_team {
