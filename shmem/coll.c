@@ -50,9 +50,11 @@ static void grp_sync(const struct grp *g) {
 static void grp_post(const struct grp *g, uint64_t v) {
     __atomic_store_n(g->post, v, __ATOMIC_RELAXED);
 }
-/* Member i's published word (ordered after the sync's acquire). */
+/* Member i's published word (ordered after the sync's acquire): a team's is
+ * in the member's control block, an active set's in its pSync. */
 static uint64_t grp_read(const struct grp *g, int i) {
-    const uint64_t *r = shmemi_remote(g->post, sizeof(uint64_t), grp_pe(g, i), g->fn);
+    const uint64_t *r = g->team ? &shmemi_ctl_of(grp_pe(g, i))->team[g->team->slot].post.v
+                                : shmemi_remote(g->post, sizeof(uint64_t), grp_pe(g, i), g->fn);
     return __atomic_load_n(r, __ATOMIC_RELAXED);
 }
 /* After the last sync: an active set's pSync word back to SHMEM_SYNC_VALUE. */
@@ -104,7 +106,8 @@ static void grp_active_set(struct grp *g, int start, int log_stride, int size, l
                       .fn = fn};
 }
 
-/* Check that [addr, addr + len) is symmetric (ends the job otherwise). */
+/* Check that [addr, addr + len) is symmetric memory the collectives reach
+ * (ends the job otherwise). */
 static void check_sym(const void *addr, size_t len, const char *fn) {
     shmemi_remote(addr, len, shmemi.my_pe, fn);
 }

@@ -112,16 +112,17 @@ void shmemi_engine_note(struct shmemi_ctx *c, int pe) {
         __atomic_fetch_or(&p->used[pe / 64], bit, __ATOMIC_RELEASE);
 }
 
-static void queue_failed(int pe, int rc) {
+static void queue_failed(int pe, int rc, const char *fn) {
     char msg[512] = "";
     struct sdma_queue *q = shmemi_rma_queue_peek(pe);
     if (q && sdma_queue_error(q, msg, sizeof(msg)))
-        shmemi_fatal("copy engine queue to PE %d failed: %s", pe, msg);
-    shmemi_fatal("copy engine transfer to PE %d failed: %s (%s)", pe, sdma_strerror(rc),
+        shmemi_fatal("%s: copy engine queue to PE %d failed: %s", fn, pe, msg);
+    shmemi_fatal("%s: copy engine transfer to PE %d failed: %s (%s)", fn, pe, sdma_strerror(rc),
                  sdma_last_error());
 }
 
-int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe) {
+int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe,
+                       const char *fn) {
     if (!engine)
         return 0;
     struct sdma_queue *q = shmemi_rma_queue(pe);
@@ -129,58 +130,54 @@ int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t 
     if (rc == SDMA_ERR_NO_RESOURCE)
         return 0; /* ring full: the caller copies itself */
     if (rc)
-        queue_failed(pe, rc);
+        queue_failed(pe, rc, fn);
     shmemi_engine_note(c, pe);
     return 1;
 }
 
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
-                              uint64_t *sig, int sig_device, uint64_t signal, int sig_op,
-                              int pe) {
+                              const struct shmemi_route *sig, uint64_t signal, int sig_op,
+                              const char *fn) {
     if (!engine)
         return 0;
+    int pe = sig->pe;
     struct sdma_queue *q = shmemi_rma_queue(pe);
     /* The copy and the signal go on one queue: the engine completes the copy
      * before it executes the atomic that publishes it. Copy and signal are
      * one reservation each; a full ring between them would leave the copy
-     * queued without its signal, so on failure the signal is applied here
-     * after a quiet. */
-    int rc = sdma_copy(q, dst, src, bytes);
+     * queued without its signal, so on failure the signal is applied by its
+     * path after a quiet. */
+    int rc = bytes ? sdma_copy(q, dst, src, bytes) : 0;
     if (rc == SDMA_ERR_NO_RESOURCE)
         return 0;
     if (rc)
-        queue_failed(pe, rc);
-    rc = sdma_atomic(q, sig, sig_op == SHMEM_SIGNAL_SET ? SDMA_ATOMIC_SWAP64 : SDMA_ATOMIC_ADD64,
-                     signal, 0);
+        queue_failed(pe, rc, fn);
+    rc = sdma_atomic(q, sig->addr,
+                     sig_op == SHMEM_SIGNAL_SET ? SDMA_ATOMIC_SWAP64 : SDMA_ATOMIC_ADD64, signal,
+                     0);
     if (rc == SDMA_ERR_NO_RESOURCE) {
         rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
         if (rc)
-            queue_failed(pe, rc);
-        if (sig_device)
-            shmemi.dev->amo(sig, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
-                            sizeof(*sig), signal, 0, NULL, 0, "shmem_put_signal_nbi");
-        else if (sig_op == SHMEM_SIGNAL_SET)
-            __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
-        else
-            __atomic_fetch_add(sig, signal, __ATOMIC_RELEASE);
+            queue_failed(pe, rc, fn);
+        sig->path->signal(c, sig, signal, sig_op, 0, fn);
         return 1;
     }
     if (rc)
-        queue_failed(pe, rc);
+        queue_failed(pe, rc, fn);
     shmemi_engine_note(c, pe);
     return 1;
 }
 
 /* Complete the engine work of c to pe: everything c queued there before this
  * call (its count, read first) is done once a fence queued after it is. */
-static void quiet_peer(struct shmemi_ctx_pending *p, int pe) {
+static void quiet_peer(struct shmemi_ctx_pending *p, int pe, const char *fn) {
     uint64_t want = __atomic_load_n(&p->issued[pe], __ATOMIC_ACQUIRE);
     uint64_t done = __atomic_load_n(&p->done[pe], __ATOMIC_ACQUIRE);
     if (done >= want)
         return;
     int rc = sdma_queue_quiet(shmemi_rma_queue(pe), shmemi.cfg.ENGINE_TIMEOUT);
     if (rc)
-        queue_failed(pe, rc);
+        queue_failed(pe, rc, fn);
     /* Raise done to want (others may have raised it further meanwhile).
      * Release: a thread that sees the count sees the transfers done. */
     while (done < want && !__atomic_compare_exchange_n(&p->done[pe], &done, want, 1,
@@ -188,24 +185,24 @@ static void quiet_peer(struct shmemi_ctx_pending *p, int pe) {
         ;
 }
 
-void shmemi_engine_quiet(struct shmemi_ctx *c, int pe) {
+void shmemi_engine_quiet(struct shmemi_ctx *c, int pe, const char *fn) {
     struct shmemi_ctx_pending *p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
     if (!p)
         return;
     if (pe >= 0) {
-        quiet_peer(p, pe);
+        quiet_peer(p, pe, fn);
         return;
     }
     for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
         uint64_t bits = __atomic_load_n(&p->used[w], __ATOMIC_ACQUIRE);
         while (bits) {
-            quiet_peer(p, w * 64 + __builtin_ctzll(bits));
+            quiet_peer(p, w * 64 + __builtin_ctzll(bits), fn);
             bits &= bits - 1;
         }
     }
 }
 
-void shmemi_engine_quiet_all(void) {
+void shmemi_engine_quiet_all(const char *fn) {
     for (int pe = 0; engine && pe < shmemi.n_pes; pe++) {
         struct sdma_queue *q = shmemi_rma_queue_peek(pe);
         /* A queue whose write index still sits on its last quiet's fence is idle. */
@@ -215,7 +212,7 @@ void shmemi_engine_quiet_all(void) {
         uint64_t w = __atomic_load_n(sdma_queue_ring(q)->wptr, __ATOMIC_ACQUIRE);
         int rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
         if (rc)
-            queue_failed(pe, rc);
+            queue_failed(pe, rc, fn);
         /* Everything up to w and the fence after it completed. */
         if (w + 4 * SDMA_FENCE_DW == __atomic_load_n(sdma_queue_ring(q)->wptr, __ATOMIC_ACQUIRE))
             __atomic_store_n(&rma_idle_at[pe], w + 4 * SDMA_FENCE_DW, __ATOMIC_RELAXED);

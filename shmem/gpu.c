@@ -559,7 +559,10 @@ static int stream_enter(const char *fn) {
 /* Route a symmetric address (fatal when invalid); *out: pe's copy on the
  * device heap, else SHMEMX_STREAM_EINVAL. */
 static int stream_route(const void *addr, size_t len, int pe, const char *fn, void **out) {
-    if (shmemi_route(addr, len, pe, fn, out) == SHMEMI_PATH_DEVICE)
+    struct shmemi_route r;
+    shmemi_route_pe(&r, addr, len, pe, fn);
+    *out = r.addr;
+    if (r.region == SHMEMI_REGION_DEVICE)
         return SHMEMX_STREAM_OK;
     if (shmemi.heap_kind != SHMEMI_HEAP_DEVICE)
         return SHMEMX_STREAM_OK; /* stream_enter reports it */
@@ -573,7 +576,7 @@ static int stream_route(const void *addr, size_t len, int pe, const char *fn, vo
  * device heap: those on the copy engine complete here (the host waits), those
  * on the library stream through an event, when there are any. */
 static int stream_after_library(hipStream_t s, const char *fn) {
-    shmemi_engine_quiet_all();
+    shmemi_engine_quiet_all(fn);
     if (__atomic_load_n(&gpu.done, __ATOMIC_ACQUIRE) >=
         __atomic_load_n(&gpu.issued, __ATOMIC_ACQUIRE))
         return SHMEMX_STREAM_OK;

@@ -543,11 +543,12 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     me.size = size;
     me.nchunks = nchunks;
     me.timeout_s = c.timeout_s;
-    /* The buffer lives in the host heap, or in the device heap (GPU builds). */
-    int on_dev = shmemi_on_device(buf);
-    uintptr_t off = (uintptr_t)buf - (uintptr_t)(on_dev ? shmemi.dev_base : shmemi.heap_base);
-    size_t lim = on_dev ? shmemi.dev_size : shmemi.heap_size;
-    me.buf_off = off;
+    /* The buffer lives in the user heap: host heap, or device heap (GPU builds). */
+    struct shmemi_route br;
+    int in_heap = buf && size && !shmemi_route_try(&br, buf, size, shmemi.my_pe) &&
+                  br.region != SHMEMI_REGION_DATA;
+    int on_dev = in_heap && br.region == SHMEMI_REGION_DEVICE;
+    me.buf_off = in_heap ? br.off : 0;
     me.on_dev = on_dev;
     int rc = 0;
 #define LOCAL_FAIL(...) (rc = SHMEMX_PLAN_EINVAL, snprintf(me.why, sizeof(me.why), __VA_ARGS__))
@@ -556,7 +557,7 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     else if (c.team && c.team != SHMEM_TEAM_WORLD)
         rc = SHMEMX_PLAN_EUNSUPPORTED,
         snprintf(me.why, sizeof(me.why), "plans run on SHMEM_TEAM_WORLD only");
-    else if (!buf || !size || off >= lim || size > lim - off)
+    else if (!in_heap)
         LOCAL_FAIL("the buffer %p (%zu bytes) is not inside the symmetric heap", buf, size);
     else if (on_dev && !(shmemi_engine() && shmemi.words_gpu &&
                          (sdma_engine_caps(shmemi_engine()) & SDMA_CAP_DEVICE_MEMORY)))
