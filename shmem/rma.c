@@ -2,13 +2,19 @@
  *
  * Each core entry checks its arguments, resolves the route once (context ->
  * team -> world PE -> the row of the path table that reaches the address,
- * shmem/path.h) and hands the operation to that row. */
+ * shmem/path.h) and hands the operation to that row. A zero-length transfer
+ * does nothing (its buffers may be NULL); a zero-length put-with-signal
+ * still updates the signal. */
 #include "shmem/shmemi.h"
 
 #include "shmem/path_direct.h"
 
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
+    if (SHMEMI_UNLIKELY(!bytes)) {
+        shmemi_check_init(fn);
+        return;
+    }
     struct shmemi_route r;
     shmemi_route(&r, ctx, dest, bytes, pe, fn);
     shmemi_path_put(ctx, &r, src, bytes, nbi, fn);
@@ -16,6 +22,10 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
 
 void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
+    if (SHMEMI_UNLIKELY(!bytes)) {
+        shmemi_check_init(fn);
+        return;
+    }
     struct shmemi_route r;
     shmemi_route(&r, ctx, src, bytes, pe, fn);
     shmemi_path_get(ctx, dest, &r, bytes, nbi, fn);
@@ -39,28 +49,26 @@ static size_t strided_extent(ptrdiff_t stride, size_t nelems, size_t esize, size
 
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t esize, int pe, const char *fn) {
-    struct shmemi_route r;
-    if (!nelems) {
-        shmemi_route(&r, ctx, dest, 0, pe, fn);
+    shmemi_check_init(fn);
+    if (!nelems)
         return;
-    }
     size_t dpitch, spitch;
     size_t len = strided_extent(dst, nelems, esize, &dpitch, "target", fn);
     strided_extent(sst, nelems, esize, &spitch, "source", fn);
+    struct shmemi_route r;
     shmemi_route(&r, ctx, dest, len, pe, fn);
     r.path->iput(ctx, &r, dpitch, src, spitch, esize, nelems, fn);
 }
 
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t esize, int pe, const char *fn) {
-    struct shmemi_route r;
-    if (!nelems) {
-        shmemi_route(&r, ctx, src, 0, pe, fn);
+    shmemi_check_init(fn);
+    if (!nelems)
         return;
-    }
     size_t dpitch, spitch;
     size_t len = strided_extent(sst, nelems, esize, &spitch, "source", fn);
     strided_extent(dst, nelems, esize, &dpitch, "target", fn);
+    struct shmemi_route r;
     shmemi_route(&r, ctx, src, len, pe, fn);
     r.path->iget(ctx, dest, dpitch, &r, spitch, esize, nelems, fn);
 }
@@ -77,6 +85,10 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_fatal("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                      fn, sig_op);
+    if (!bytes) {
+        rs.path->signal(ctx, &rs, signal, sig_op, nbi, fn);
+        return;
+    }
     shmemi_route(&r, ctx, dest, bytes, pe, fn);
     if (SHMEMI_LIKELY(r.path == rs.path)) {
         r.path->put_signal(ctx, &r, src, bytes, &rs, signal, sig_op, nbi, fn);
