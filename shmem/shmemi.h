@@ -270,7 +270,8 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
  * non-fetching forms) receives the old value. */
 void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
                 const void *value, const void *cond, void *fetch, int pe, const char *fn);
-/* Quiet and fence of ctx; fn names the routine the user called. */
+/* Quiet and fence of ctx (nothing for SHMEM_CTX_INVALID); fn names the
+ * routine the user called. */
 void shmemi_quiet(shmem_ctx_t ctx, const char *fn);
 void shmemi_fence(shmem_ctx_t ctx, const char *fn);
 /* Quiet of ctx towards npes PEs, numbered in the context's team. */

@@ -4,25 +4,26 @@
 /* ------------------------------------------------------- fence and quiet */
 
 /* Every row of the path table completes (or orders) what the context queued
- * on it. */
+ * on it. A quiet or fence on SHMEM_CTX_INVALID does nothing: the
+ * specification's team-context example calls them on PEs outside the team. */
 void shmemi_quiet(shmem_ctx_t ctx, const char *fn) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
-        shmemi_ctx_invalid(fn);
+        return;
     shmemi_paths_quiet(ctx, -1, fn);
 }
 
 void shmemi_fence(shmem_ctx_t ctx, const char *fn) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
-        shmemi_ctx_invalid(fn);
+        return;
     shmemi_paths_fence(ctx, -1, fn);
 }
 
 void shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
-        shmemi_ctx_invalid(fn);
+        return;
     const struct shmemi_team *t = ctx->team;
     for (size_t i = 0; i < npes; i++) {
         if ((unsigned)pes[i] >= (unsigned)t->size)

@@ -2,7 +2,8 @@
  * point-to-point call (OpenSHMEM 1.5, "Communication Contexts"): p, g, put,
  * get, their _nbi forms, iput/iget, AMOs and put-with-signal on a context
  * over the even PEs (or the odd ones) reach the team's members, completed by
- * quiet, fence and pe_quiet on that context. */
+ * quiet, fence and pe_quiet on that context. PEs outside a team get
+ * SHMEM_CTX_INVALID, on which quiet, fence and destroy do nothing. */
 #include "check.h"
 
 #include <string.h>
@@ -144,7 +145,24 @@ int main(void) {
     shmem_team_sync(t);
     CHECK(sig == 3, "signal %llu", (unsigned long long)sig);
 
+    /* A team some PEs are not in: those get SHMEM_CTX_INVALID, on which
+     * quiet, fence and destroy do nothing (the specification's example). */
+    shmem_team_t third;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 3, (npes + 2) / 3, NULL, 0, &third) == 0,
+          "split of every third PE");
+    shmem_ctx_t c3 = SHMEM_CTX_INVALID;
+    if (third != SHMEM_TEAM_INVALID)
+        CHECK(shmem_team_create_ctx(third, 0, &c3) == 0, "create_ctx on the third team");
+    else
+        CHECK(shmem_team_create_ctx(third, 0, &c3) != 0 && c3 == SHMEM_CTX_INVALID,
+              "create_ctx on SHMEM_TEAM_INVALID");
+    shmem_ctx_quiet(c3);
+    shmem_ctx_fence(c3);
+    shmem_ctx_destroy(c3);
+    shmem_barrier_all();
+
     shmem_ctx_destroy(ctx);
+    shmem_team_destroy(third);
     shmem_team_destroy(even);
     shmem_team_destroy(odd);
     shmem_free(big);
