@@ -50,9 +50,11 @@ static void grp_sync(const struct grp *g) {
 static void grp_post(const struct grp *g, uint64_t v) {
     __atomic_store_n(g->post, v, __ATOMIC_RELAXED);
 }
-/* Member i's published word (ordered after the sync's acquire). */
+/* Member i's published word (ordered after the sync's acquire): a team's is
+ * in the member's control block, an active set's in its pSync. */
 static uint64_t grp_read(const struct grp *g, int i) {
-    const uint64_t *r = shmemi_remote(g->post, sizeof(uint64_t), grp_pe(g, i), g->fn);
+    const uint64_t *r = g->team ? &shmemi_ctl_of(grp_pe(g, i))->team[g->team->slot].post.v
+                                : shmemi_remote(g->post, sizeof(uint64_t), grp_pe(g, i), g->fn);
     return __atomic_load_n(r, __ATOMIC_RELAXED);
 }
 /* After the last sync: an active set's pSync word back to SHMEM_SYNC_VALUE. */
@@ -104,15 +106,21 @@ static void grp_active_set(struct grp *g, int start, int log_stride, int size, l
                       .fn = fn};
 }
 
-/* Check that [addr, addr + len) is symmetric (ends the job otherwise). */
+/* Check that [addr, addr + len) is symmetric memory the collectives reach
+ * (ends the job otherwise; nothing to check for an empty range). */
 static void check_sym(const void *addr, size_t len, const char *fn) {
-    shmemi_remote(addr, len, shmemi.my_pe, fn);
+    if (len)
+        shmemi_remote(addr, len, shmemi.my_pe, fn);
 }
 
 /* ---------------------------------------------------------------- the cores */
 
+/* A collective of zero elements does nothing: every member passes the same
+ * count (collect excepted: each member passes its own). */
 static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
                         int root_too) {
+    if (!bytes)
+        return 0;
     if (root < 0 || root >= g->size) {
         if (!g->team)
             shmemi_fatal("%s: PE_root %d is not in the active set of %d PEs", g->fn, root,
@@ -141,7 +149,8 @@ static int do_collect(const struct grp *g, void *dest, const void *src, size_t b
     check_sym(dest, total, g->fn);
     for (int i = 0; i < g->size; i++) {
         size_t n = grp_read(g, i);
-        memcpy((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
+        if (n)
+            memcpy((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
         off += n;
     }
     grp_sync(g); /* every pull done; sizes may be published again */
@@ -150,6 +159,8 @@ static int do_collect(const struct grp *g, void *dest, const void *src, size_t b
 }
 
 static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t bytes) {
+    if (!bytes)
+        return 0;
     size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
     check_sym(dest, total, g->fn);
     check_sym(src, bytes, g->fn);
@@ -166,6 +177,8 @@ static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t 
 }
 
 static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t bytes) {
+    if (!bytes)
+        return 0;
     size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
     check_sym(dest, total, g->fn);
     check_sym(src, total, g->fn);
@@ -184,15 +197,13 @@ static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t 
  * element me * nelems * dst). */
 static int do_alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_t dst,
                         ptrdiff_t sst, size_t nelems, size_t es) {
+    if (!nelems)
+        return 0;
     if (dst < 1 || sst < 1) {
         if (!g->team)
             shmemi_fatal("%s: strides %td and %td must be positive", g->fn, dst, sst);
         shmemi_debug("%s: strides %td and %td must be positive", g->fn, dst, sst);
         return -1;
-    }
-    if (!nelems) {
-        grp_sync(g);
-        return 0;
     }
     /* Extent of all n blocks with stride s: (n * nelems - 1) * s + 1 elements. */
     size_t n = (size_t)g->size * nelems;
@@ -226,6 +237,8 @@ typedef void (*combine_fn)(void *acc, const void *x, size_t n);
  * after a sync says every member has read what it needs. */
 static int do_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
                      combine_fn op) {
+    if (!nelems)
+        return 0;
     size_t bytes = shmemi_bytes(nelems, es, g->fn);
     check_sym(dest, bytes, g->fn);
     check_sym(src, bytes, g->fn);
@@ -233,8 +246,6 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
     if (!inplace && d < s + bytes && s < d + bytes)
         shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
-    if (!nelems)
-        return 0; /* every member passes the same count */
 
     size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
     size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);

@@ -1,40 +1,42 @@
 /* The core's use of the copy engine (sdma/): non-blocking transfers that
- * proceed beside the caller and complete at quiet. */
+ * proceed beside the caller and complete at quiet. The queues themselves
+ * belong to shmem/queues.c. */
 #ifndef SHMEMI_ENGINE_H
 #define SHMEMI_ENGINE_H
 
 #include "shmem/shmemi.h"
 
 #include "sdma/sdma.h"
+#include "shmem/queues.h"
 
-/* Queue a copy of `bytes` from src to dst (dst or src is a peer mapping).
- * Returns 1 when the engine took it, 0 when the caller must copy itself. */
-int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe);
-/* The same, followed on the same queue by the signal update. */
+/* Queue a copy of `bytes` from src to dst (dst or src is pe's memory as
+ * mapped here) for ctx. Returns 1 when the engine took it, 0 when the caller
+ * must copy itself. fn names the routine for errors. */
+int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe,
+                       const char *fn);
+/* The same, followed on the same queue by the signal update of sig (a route
+ * with a mapping: sig->addr is what the engine writes). */
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
-                              uint64_t *sig, int sig_device, uint64_t signal, int sig_op,
-                              int pe);
+                              const struct shmemi_route *sig, uint64_t signal, int sig_op,
+                              const char *fn);
 /* 1 when the engine's copies and words may be in GPU memory (the device
  * heap's non-blocking transfers go to it). */
 int shmemi_engine_reaches_device(void);
-/* Open the device-driven queue to pe (its ring given in a); closed at
- * finalize once the engine has taken everything kernels queued. */
-struct sdma_queue *shmemi_engine_device_queue(int pe, const struct sdma_queue_attr *a);
 /* Work for pe was queued on its RMA queue on behalf of ctx: quiet completes it. */
 void shmemi_engine_note(struct shmemi_ctx *c, int pe);
-/* Wait until the engine work of ctx (all PEs, or one PE when pe >= 0) is
- * complete and visible. */
-void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
+/* Wait until the engine work ctx queued (to every PE, or to world PE pe when
+ * pe >= 0) before this call is complete and visible, whichever other threads
+ * quiet the same context meanwhile. */
+void shmemi_engine_quiet(struct shmemi_ctx *c, int pe, const char *fn);
+/* Free what the engine keeps for a context (shmem_ctx_destroy). */
+void shmemi_engine_ctx_free(struct shmemi_ctx *c);
 
 /* Complete every RMA queue's work, whichever context queued it (queues idle
  * since the last call are skipped). */
-void shmemi_engine_quiet_all(void);
+void shmemi_engine_quiet_all(const char *fn);
 
-/* The engine itself (NULL when none runs): triggered plans build their own
- * queues on it. */
+/* The engine itself (NULL when none runs): the queues and triggered plans
+ * are built on it. */
 struct sdma_engine *shmemi_engine(void);
-/* The RMA queue to pe, and the queue to pe that may block on POLLs. */
-struct sdma_queue *shmemi_rma_queue(int pe);
-struct sdma_queue *shmemi_poll_queue(int pe);
 
 #endif

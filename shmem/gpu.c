@@ -31,7 +31,10 @@ static struct {
     hipStream_t stream;   /* every copy and AMO of the device path */
     uint64_t *amo_old;    /* device word the AMO kernel stores the old value in */
     pthread_mutex_t amo_lock;
-    int pending;          /* nbi operations queued since the last quiet */
+    /* nbi operations queued on the stream, and the count a finished quiet
+     * completed: a quiet that finds another one synchronizing still waits
+     * for its own operations. */
+    uint64_t issued, done;
     char *const *peer_table; /* device array of the peers' heaps (device state) */
     /* The device-driven queues' memory, freed at finalize once the engine
      * closed the queues: rings (our own, per peer), producers' ctl, indices,
@@ -266,7 +269,7 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
             a.complete = &lines[pe].complete;
             a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
         }
-        struct sdma_queue *q = shmemi_engine_device_queue((int)pe, &a);
+        struct sdma_queue *q = shmemi_device_queue_open((int)pe, &a);
         view[pe].ring = *sdma_queue_ring(q);
         view[pe].ring.ctl = &dw[pe].ctl;
         view[pe].published = &lines[pe].published;
@@ -332,7 +335,7 @@ static void gpu_copy(void *dst, const void *src, size_t n, int nbi, const char *
     /* A device-to-device copy returns before it is done even without
      * "Async": blocking operations always wait for the stream. */
     if (nbi)
-        __atomic_store_n(&gpu.pending, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&gpu.issued, 1, __ATOMIC_RELEASE);
     else
         sync_stream(fn);
 }
@@ -386,16 +389,21 @@ static void gpu_amo(void *p, enum shmemi_amo_op op, size_t size, uint64_t value,
     }
     pthread_mutex_unlock(&gpu.amo_lock);
     if (nbi)
-        __atomic_store_n(&gpu.pending, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&gpu.issued, 1, __ATOMIC_RELEASE);
     else
         sync_stream(fn);
 }
 
 static void gpu_quiet(const char *fn) {
-    if (!__atomic_exchange_n(&gpu.pending, 0, __ATOMIC_ACQ_REL))
+    uint64_t want = __atomic_load_n(&gpu.issued, __ATOMIC_ACQUIRE);
+    uint64_t done = __atomic_load_n(&gpu.done, __ATOMIC_ACQUIRE);
+    if (done >= want)
         return;
     enter(fn);
-    sync_stream(fn);
+    sync_stream(fn); /* everything queued before it, the `want` operations included */
+    while (done < want && !__atomic_compare_exchange_n(&gpu.done, &done, want, 1,
+                                                        __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+        ;
 }
 
 /* Peers may still read this PE's heap until they pass the final barrier,
@@ -551,7 +559,10 @@ static int stream_enter(const char *fn) {
 /* Route a symmetric address (fatal when invalid); *out: pe's copy on the
  * device heap, else SHMEMX_STREAM_EINVAL. */
 static int stream_route(const void *addr, size_t len, int pe, const char *fn, void **out) {
-    if (shmemi_route(addr, len, pe, fn, out) == SHMEMI_PATH_DEVICE)
+    struct shmemi_route r;
+    shmemi_route_pe(&r, addr, len, pe, fn);
+    *out = r.addr;
+    if (r.region == SHMEMI_REGION_DEVICE)
         return SHMEMX_STREAM_OK;
     if (shmemi.heap_kind != SHMEMI_HEAP_DEVICE)
         return SHMEMX_STREAM_OK; /* stream_enter reports it */
@@ -565,8 +576,9 @@ static int stream_route(const void *addr, size_t len, int pe, const char *fn, vo
  * device heap: those on the copy engine complete here (the host waits), those
  * on the library stream through an event, when there are any. */
 static int stream_after_library(hipStream_t s, const char *fn) {
-    shmemi_engine_quiet_all();
-    if (!__atomic_load_n(&gpu.pending, __ATOMIC_ACQUIRE))
+    shmemi_engine_quiet_all(fn);
+    if (__atomic_load_n(&gpu.done, __ATOMIC_ACQUIRE) >=
+        __atomic_load_n(&gpu.issued, __ATOMIC_ACQUIRE))
         return SHMEMX_STREAM_OK;
     pthread_mutex_lock(&sq.event_lock);
     int rc = stream_rt(hipEventRecord(sq.lib_done, gpu.stream), fn, "event record");

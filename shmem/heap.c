@@ -186,6 +186,7 @@ int shmemi_heap_init(void) {
     shmemi.heap_size = total;
     shmemi.user_base = base;
     shmemi.user_size = user;
+    shmemi.user_region = SHMEMI_REGION_HEAP;
     shmemi.heap_align = SHMEMI_HEAP_ALIGN;
     if (shmemi_alloc_init(&heap_alloc, user) ||
         (on_device && shmemi_alloc_init(&words_alloc, SHMEMI_WORDS_SIZE)))
@@ -242,6 +243,7 @@ int shmemi_heap_init(void) {
         if (shmemi.dev->heap_init(user + SHMEMI_DEV_CTL_SIZE))
             return -1;
         shmemi.user_base = shmemi.dev_base;
+        shmemi.user_region = SHMEMI_REGION_DEVICE;
     }
     return 0;
 }
@@ -254,11 +256,24 @@ void shmemi_heap_fini(void) {}
 
 static char *user_base(void) { return shmemi.user_base; }
 
+/* Local buffers: the GPU runtime copies when either is on the device heap. */
 void shmemi_local_copy(void *dst, const void *src, size_t n, const char *fn) {
     if (SHMEMI_UNLIKELY(shmemi_on_device(dst) || shmemi_on_device(src)))
         shmemi.dev->copy(dst, src, n, 0, fn);
     else
         memcpy(dst, src, n);
+}
+
+void shmemi_local_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t rows, const char *fn) {
+    if (SHMEMI_UNLIKELY(shmemi_on_device(dst) || shmemi_on_device(src))) {
+        shmemi.dev->copy_2d(dst, dpitch, src, spitch, width, rows, fn);
+        return;
+    }
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < rows; i++, d += dpitch, s += spitch)
+        memcpy(d, s, width);
 }
 
 static int heap_offset(const void *ptr, size_t *off) {

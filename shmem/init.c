@@ -83,24 +83,17 @@ void shmemi_bad_pe(int pe, const char *fn) {
     shmemi_fatal("%s: invalid PE %d (this job has PEs 0..%d)", fn, pe, shmemi.n_pes - 1);
 }
 
-void shmemi_host_only(const void *addr, const char *fn) {
-    shmemi_fatal("%s: %p is on the device heap, which this routine does not reach from the host "
-                 "(SHMEM_HEAP=host puts the symmetric heap in host memory)",
-                 fn, addr);
-}
-
+/* An address outside the user heap and the static data segment: say how far
+ * it is from the end of the one it starts in. The library's own words after
+ * the user heap (barrier and team words, the device control area) are never
+ * symmetric memory for the user. */
 void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
     uintptr_t a = (uintptr_t)addr;
-    uintptr_t h = (uintptr_t)shmemi.heap_base, d = (uintptr_t)shmemi.data_base;
-    uintptr_t g = (uintptr_t)shmemi.dev_base;
-    if (a - g < shmemi.dev_size)
-        shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the device heap "
-                     "(%zu bytes left; SHMEM_SYMMETRIC_SIZE sets its size)",
-                     fn, len, addr, pe, (size_t)(g + shmemi.dev_size - a));
-    if (a - h < shmemi.heap_size)
+    uintptr_t u = (uintptr_t)shmemi.user_base, d = (uintptr_t)shmemi.data_base;
+    if (a - u < shmemi.user_size)
         shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the symmetric heap "
                      "(%zu bytes left; SHMEM_SYMMETRIC_SIZE sets its size)",
-                     fn, len, addr, pe, (size_t)(h + shmemi.heap_size - a));
+                     fn, len, addr, pe, (size_t)(u + shmemi.user_size - a));
     if (a - d < shmemi.data_size)
         shmemi_fatal("%s: %zu bytes at %p (PE %d) run past the end of the symmetric data "
                      "segment",
@@ -208,6 +201,8 @@ static int do_init(int requested) {
     choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");
+    if (shmemi_paths_init())
+        shmemi_fatal("cannot set up the paths to the other PEs");
     shmemi_team_init();
     shmemi.initialized = 1;
     if (shmemi_engine_init())
@@ -262,8 +257,7 @@ void shmem_finalize(void) {
     pthread_mutex_lock(&init_lock);
     if (shmemi.initialized) {
         shmemi_plan_fini();
-        if (shmemi.dev)
-            shmemi.dev->check(1, "shmem_finalize");
+        shmemi_paths_check(1, "shmem_finalize");
         shmemi_barrier_all();
         shmemi_engine_fini();
         shmemi_device_state_fini();
@@ -306,25 +300,21 @@ int shmem_pe_accessible(int pe) {
     return pe >= 0 && pe < shmemi.n_pes;
 }
 
+/* Symmetric memory of the user: the user heap and the static data segment,
+ * bounded as every routine bounds them (shmem/path.h). */
 int shmem_addr_accessible(const void *addr, int pe) {
     shmemi_check_init(__func__);
-    if (pe < 0 || pe >= shmemi.n_pes)
-        return 0;
-    uintptr_t a = (uintptr_t)addr;
-    return a - (uintptr_t)shmemi.heap_base < shmemi.heap_size ||
-           a - (uintptr_t)shmemi.dev_base < shmemi.dev_size ||
-           a - (uintptr_t)shmemi.data_base < shmemi.data_size;
+    struct shmemi_route r;
+    return shmemi_route_try(&r, addr, 1, pe) == 0;
 }
 
-/* On the device heap: the peer's heap as mapped on this PE's GPU (a device
- * pointer, for kernels and GPU runtime calls, not for host loads). */
+/* The peer's copy as mapped here, where its row maps it; on the device heap
+ * the peer's heap as mapped on this PE's GPU (a device pointer, for kernels
+ * and GPU runtime calls, not for host loads). */
 void *shmem_ptr(const void *dest, int pe) {
     shmemi_check_init(__func__);
-    if (pe < 0 || pe >= shmemi.n_pes || !shmem_addr_accessible(dest, pe))
-        return NULL;
-    void *r;
-    shmemi_route(dest, 1, pe, __func__, &r);
-    return r;
+    struct shmemi_route r;
+    return shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
 }
 
 void shmem_info_get_version(int *major, int *minor) {

@@ -156,34 +156,19 @@ const char *shmemx_plan_strerror(int code) {
 
 static double now_s(void) { return (double)shmemi_view_now_ns() * 1e-9; }
 
+/* The plan queues (one per peer, owned by shmem/queues.c) and their ledgers. */
 static int open_plan_queues(void) {
     if (pqs)
         return 0;
-    size_t ring = shmemi.cfg.PLAN_RING_SIZE;
-    if (ring < 4096 || (ring & (ring - 1)))
-        shmemi_fatal("SHMEM_PLAN_RING_SIZE=%zu must be a power of two of at least 4096", ring);
     struct plan_queue *q = calloc((size_t)shmemi.n_pes, sizeof(*q));
     if (!q)
         return SHMEMX_PLAN_ENOMEM;
     for (int p = 0; p < shmemi.n_pes; p++) {
-        shmemi_ledger_init(&q[p].ledger, ring / 2);
-        char label[32];
-        snprintf(label, sizeof(label), "plans to PE %d", p);
-        int rc = sdma_queue_open(shmemi_engine(), ring, label, &q[p].q);
-        if (rc)
-            shmemi_fatal("cannot open the plan queue to PE %d: %s (%s)", p, sdma_strerror(rc),
-                         sdma_last_error());
+        q[p].q = shmemi_poll_queue(p);
+        shmemi_ledger_init(&q[p].ledger, shmemi.cfg.PLAN_RING_SIZE / 2);
     }
     pqs = q;
     return 0;
-}
-
-/* The queue to pe that may block on POLLs (plans, flag-waiting puts). */
-struct sdma_queue *shmemi_poll_queue(int pe) {
-    pthread_mutex_lock(&plan_lock);
-    int rc = open_plan_queues();
-    pthread_mutex_unlock(&plan_lock);
-    return rc ? NULL : pqs[pe].q;
 }
 
 static void kick(void) {
@@ -558,11 +543,12 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     me.size = size;
     me.nchunks = nchunks;
     me.timeout_s = c.timeout_s;
-    /* The buffer lives in the host heap, or in the device heap (GPU builds). */
-    int on_dev = shmemi_on_device(buf);
-    uintptr_t off = (uintptr_t)buf - (uintptr_t)(on_dev ? shmemi.dev_base : shmemi.heap_base);
-    size_t lim = on_dev ? shmemi.dev_size : shmemi.heap_size;
-    me.buf_off = off;
+    /* The buffer lives in the user heap: host heap, or device heap (GPU builds). */
+    struct shmemi_route br;
+    int in_heap = buf && size && !shmemi_route_try(&br, buf, size, shmemi.my_pe) &&
+                  br.region != SHMEMI_REGION_DATA;
+    int on_dev = in_heap && br.region == SHMEMI_REGION_DEVICE;
+    me.buf_off = in_heap ? br.off : 0;
     me.on_dev = on_dev;
     int rc = 0;
 #define LOCAL_FAIL(...) (rc = SHMEMX_PLAN_EINVAL, snprintf(me.why, sizeof(me.why), __VA_ARGS__))
@@ -571,7 +557,7 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     else if (c.team && c.team != SHMEM_TEAM_WORLD)
         rc = SHMEMX_PLAN_EUNSUPPORTED,
         snprintf(me.why, sizeof(me.why), "plans run on SHMEM_TEAM_WORLD only");
-    else if (!buf || !size || off >= lim || size > lim - off)
+    else if (!in_heap)
         LOCAL_FAIL("the buffer %p (%zu bytes) is not inside the symmetric heap", buf, size);
     else if (on_dev && !(shmemi_engine() && shmemi.words_gpu &&
                          (sdma_engine_caps(shmemi_engine()) & SDMA_CAP_DEVICE_MEMORY)))
@@ -1430,14 +1416,12 @@ void shmemi_plan_fini(void) {
         free(p);
     }
     if (pqs) {
-        for (int q = 0; q < shmemi.n_pes; q++) {
-            if (pqs[q].q)
-                sdma_queue_close(pqs[q].q);
+        for (int q = 0; q < shmemi.n_pes; q++)
             shmemi_ledger_fini(&pqs[q].ledger);
-        }
         free(pqs);
         pqs = NULL;
     }
+    shmemi_poll_queues_close();
 }
 
 /* ------------------------------------------------------------ view (host) */

@@ -1,173 +1,101 @@
 /* RMA: put, get, p, g, iput, iget, their _nbi forms and put-with-signal.
  *
- * On this node a peer's memory is mapped here: a put is a copy into the
- * peer's mapping. Non-blocking transfers of at least SHMEM_NBI_THRESHOLD
- * bytes go to the copy engine and complete at quiet. On the device heap
- * (GPU builds) the copy is the device path's: a GPU runtime copy to or from
- * the peer's IPC-mapped heap; non-blocking forms go to the copy engine when
- * it reaches GPU memory (the cuda engine) and complete at quiet. */
+ * Each core entry checks its arguments, resolves the route once (context ->
+ * team -> world PE -> the row of the path table that reaches the address,
+ * shmem/path.h) and hands the operation to that row. A zero-length transfer
+ * does nothing (its buffers may be NULL); a zero-length put-with-signal
+ * still updates the signal. */
 #include "shmem/shmemi.h"
 
-#include "shmem/engine.h"
+#include "shmem/path_direct.h"
 
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
-    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    void *r;
-    if (SHMEMI_UNLIKELY(shmemi_route(dest, bytes, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
-        if (!(nbi && shmemi_engine_reaches_device() && shmemi_engine_copy(c, r, src, bytes, pe)))
-            shmemi.dev->copy(r, src, bytes, nbi, fn);
+    if (SHMEMI_UNLIKELY(!bytes)) {
+        shmemi_check_init(fn);
         return;
     }
-    if (SHMEMI_UNLIKELY(shmemi_on_device(src))) {
-        shmemi_local_copy(r, src, bytes, fn);
-        return;
-    }
-    if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, r, src, bytes, pe))
-        return;
-    memcpy(r, src, bytes);
+    struct shmemi_route r;
+    shmemi_route(&r, ctx, dest, bytes, pe, fn);
+    shmemi_path_put(ctx, &r, src, bytes, nbi, fn);
 }
 
 void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
-    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    void *r;
-    if (SHMEMI_UNLIKELY(shmemi_route(src, bytes, pe, fn, &r) == SHMEMI_PATH_DEVICE)) {
-        if (!(nbi && shmemi_engine_reaches_device() && shmemi_engine_copy(c, dest, r, bytes, pe)))
-            shmemi.dev->copy(dest, r, bytes, nbi, fn);
+    if (SHMEMI_UNLIKELY(!bytes)) {
+        shmemi_check_init(fn);
         return;
     }
-    if (SHMEMI_UNLIKELY(shmemi_on_device(dest))) {
-        shmemi_local_copy(dest, r, bytes, fn);
-        return;
-    }
-    if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, dest, r, bytes, pe))
-        return;
-    memcpy(dest, r, bytes);
+    struct shmemi_route r;
+    shmemi_route(&r, ctx, src, bytes, pe, fn);
+    shmemi_path_get(ctx, dest, &r, bytes, nbi, fn);
 }
 
-/* The extent [lowest, highest byte] of a strided access, for the bounds
- * check done once per call. */
-static void strided_extent(const char *base, ptrdiff_t stride, size_t nelems, size_t esize,
-                           const char **lo, size_t *len, const char *fn) {
+/* The byte length of a strided access of nelems (> 0) elements `stride`
+ * elements apart, for the bounds check done once per call; its pitch in
+ * bytes in *pitch. */
+static size_t strided_extent(ptrdiff_t stride, size_t nelems, size_t esize, size_t *pitch,
+                             const char *what, const char *fn) {
     if (stride <= 0)
-        shmemi_fatal("%s: stride %td must be positive", fn, stride);
+        shmemi_fatal("%s: %s stride %td must be positive", fn, what, stride);
     size_t span;
     if (__builtin_mul_overflow((size_t)stride, nelems - 1, &span) ||
-        __builtin_mul_overflow(span, esize, &span) || __builtin_add_overflow(span, esize, &span))
+        __builtin_mul_overflow(span, esize, &span) || __builtin_add_overflow(span, esize, &span) ||
+        __builtin_mul_overflow((size_t)stride, esize, pitch))
         shmemi_fatal("%s: %zu elements with stride %td overflow the address space", fn, nelems,
                      stride);
-    *lo = base;
-    *len = span;
+    return span;
 }
 
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t esize, int pe, const char *fn) {
-    shmemi_ctx_check(ctx, fn);
-    if (!nelems) {
-        shmemi_remote(dest, 0, pe, fn);
+    shmemi_check_init(fn);
+    if (!nelems)
         return;
-    }
-    const char *lo;
-    size_t len;
-    strided_extent(dest, dst, nelems, esize, &lo, &len, fn);
-    void *rv;
-    enum shmemi_path path = shmemi_route(lo, len, pe, fn, &rv);
-    char *r = rv;
-    const char *s = src;
-    if (sst <= 0)
-        shmemi_fatal("%s: source stride %td must be positive", fn, sst);
-    size_t ds = (size_t)dst * esize, ss = (size_t)sst * esize;
-    if (SHMEMI_UNLIKELY(path == SHMEMI_PATH_DEVICE || shmemi_on_device(src))) {
-        shmemi.dev->copy_2d(r, ds, s, ss, esize, nelems, fn);
-        return;
-    }
-    for (size_t i = 0; i < nelems; i++, r += ds, s += ss)
-        memcpy(r, s, esize);
+    size_t dpitch, spitch;
+    size_t len = strided_extent(dst, nelems, esize, &dpitch, "target", fn);
+    strided_extent(sst, nelems, esize, &spitch, "source", fn);
+    struct shmemi_route r;
+    shmemi_route(&r, ctx, dest, len, pe, fn);
+    r.path->iput(ctx, &r, dpitch, src, spitch, esize, nelems, fn);
 }
 
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t esize, int pe, const char *fn) {
-    shmemi_ctx_check(ctx, fn);
-    if (!nelems) {
-        shmemi_remote(src, 0, pe, fn);
+    shmemi_check_init(fn);
+    if (!nelems)
         return;
-    }
-    const char *lo;
-    size_t len;
-    strided_extent(src, sst, nelems, esize, &lo, &len, fn);
-    void *rv;
-    enum shmemi_path path = shmemi_route(lo, len, pe, fn, &rv);
-    const char *r = rv;
-    char *d = dest;
-    if (dst <= 0)
-        shmemi_fatal("%s: target stride %td must be positive", fn, dst);
-    size_t ds = (size_t)dst * esize, ss = (size_t)sst * esize;
-    if (SHMEMI_UNLIKELY(path == SHMEMI_PATH_DEVICE || shmemi_on_device(dest))) {
-        shmemi.dev->copy_2d(d, ds, r, ss, esize, nelems, fn);
-        return;
-    }
-    for (size_t i = 0; i < nelems; i++, d += ds, r += ss)
-        memcpy(d, r, esize);
+    size_t dpitch, spitch;
+    size_t len = strided_extent(sst, nelems, esize, &spitch, "source", fn);
+    strided_extent(dst, nelems, esize, &dpitch, "target", fn);
+    struct shmemi_route r;
+    shmemi_route(&r, ctx, src, len, pe, fn);
+    r.path->iget(ctx, dest, dpitch, &r, spitch, esize, nelems, fn);
 }
 
-/* Put-with-signal where the data, its source or the signal is on the device
- * heap. The data first, then the signal: on one stream (both on the device
- * path) the stream keeps that order, even for the nbi form; otherwise the
- * data copy completes before the signal is written. */
-static void put_signal_device(void *r, enum shmemi_path pd, const void *src, size_t bytes,
-                              uint64_t *rs, enum shmemi_path ps, uint64_t signal, int sig_op,
-                              int nbi, const char *fn) {
-    if (pd == SHMEMI_PATH_DEVICE)
-        shmemi.dev->copy(r, src, bytes, nbi && ps == SHMEMI_PATH_DEVICE, fn);
-    else
-        shmemi_local_copy(r, src, bytes, fn);
-    if (ps == SHMEMI_PATH_DEVICE) {
-        shmemi.dev->amo(rs, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
-                        sizeof(*rs), signal, 0, NULL, nbi, fn);
-        return;
-    }
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (sig_op == SHMEM_SIGNAL_SET)
-        __atomic_store_n(rs, signal, __ATOMIC_RELEASE);
-    else
-        __atomic_fetch_add(rs, signal, __ATOMIC_RELEASE);
-}
-
+/* The data, then the signal. On one row, the row keeps that order (one
+ * stream, one engine queue, or a fence between a copy and a store); across
+ * rows (data on the device heap, signal a static variable, or the other way
+ * round) the data is copied blocking first. */
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                        const char *fn) {
-    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    void *r, *rsv;
-    enum shmemi_path pd = shmemi_route(dest, bytes, pe, fn, &r);
-    enum shmemi_path ps = shmemi_route(sig_addr, sizeof(*sig_addr), pe, fn, &rsv);
-    uint64_t *rs = rsv;
+    struct shmemi_route r, rs;
+    shmemi_route(&rs, ctx, sig_addr, sizeof(*sig_addr), pe, fn);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_fatal("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                      fn, sig_op);
-    if (SHMEMI_UNLIKELY(pd == SHMEMI_PATH_DEVICE || ps == SHMEMI_PATH_DEVICE ||
-                        shmemi_on_device(src))) {
-        /* Data and signal both on the device heap: one engine queue keeps the
-         * signal behind the data. */
-        if (nbi && pd == SHMEMI_PATH_DEVICE && ps == SHMEMI_PATH_DEVICE &&
-            shmemi_engine_reaches_device() &&
-            shmemi_engine_copy_signal(c, r, src, bytes, rs, 1, signal, sig_op, pe))
-            return;
-        put_signal_device(r, pd, src, bytes, rs, ps, signal, sig_op, nbi, fn);
+    if (!bytes) {
+        rs.path->signal(ctx, &rs, signal, sig_op, nbi, fn);
         return;
     }
-    if (nbi && bytes >= shmemi.cfg.NBI_THRESHOLD &&
-        shmemi_engine_copy_signal(c, r, src, bytes, rs, 0, signal, sig_op, pe))
+    shmemi_route(&r, ctx, dest, bytes, pe, fn);
+    if (SHMEMI_LIKELY(r.path == rs.path)) {
+        r.path->put_signal(ctx, &r, src, bytes, &rs, signal, sig_op, nbi, fn);
         return;
-    memcpy(r, src, bytes);
-    /* Release the data before the signal: whoever observes the signal (an
-     * acquire load in wait_until / signal_wait_until) sees the data. A full
-     * fence, because large copies may use non-temporal stores. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (sig_op == SHMEM_SIGNAL_SET)
-        __atomic_store_n(rs, signal, __ATOMIC_RELEASE);
-    else
-        __atomic_fetch_add(rs, signal, __ATOMIC_RELEASE);
+    }
+    r.path->put(ctx, &r, src, bytes, 0, fn);
+    rs.path->signal(ctx, &rs, signal, sig_op, nbi, fn);
 }
 
 /* ------------------------------------------------------------ public names */
@@ -325,13 +253,7 @@ SHMEMI_RMA_SIZES(SHMEMI_DEF_SIZED)
 SHMEMI_DEF_BYTES(mem, 1)
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
-    void *r;
-    if (shmemi_route(sig_addr, sizeof(*sig_addr), shmemi.my_pe, __func__, &r) ==
-        SHMEMI_PATH_DEVICE) {
-        uint64_t v;
-        shmemi.dev->copy(&v, r, sizeof(v), 0, __func__);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
-        return v;
-    }
-    return __atomic_load_n((const uint64_t *)r, __ATOMIC_ACQUIRE);
+    uint64_t v;
+    shmemi_ivar_load(sig_addr, sizeof(v), &v, __func__);
+    return v;
 }

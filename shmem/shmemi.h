@@ -2,9 +2,9 @@
  *
  * Every public routine checks its arguments, then makes one call into the
  * functions declared here. Only the core chooses how a (pe, address) is
- * reached; today every PE of a job is on this node and reached directly
- * through its shared mapping (the "direct" path), with large non-blocking
- * transfers handed to the copy engine. */
+ * reached: shmemi_route() (shmem/path.h) picks the row of the path table
+ * that reaches it -- today the direct mapping of every PE of this node, and
+ * the device heap in GPU builds. */
 #ifndef SHMEMI_H
 #define SHMEMI_H
 
@@ -79,11 +79,35 @@ struct shmemi_ctl {
 _Static_assert(sizeof(struct shmemi_ctl) <= SHMEMI_CTL_SIZE, "control block too large");
 
 /* ------------------------------------------------------------------- state */
-struct shmemi_peer {
-    char *heap; /* the peer's host heap, mapped here */
-    char *data; /* the peer's static data segment, mapped here */
-    char *dev;  /* the peer's device heap, IPC-mapped here (device pointer), or NULL */
+/* The regions of a PE's symmetric memory: a remote address is (world PE,
+ * region, offset). */
+enum shmemi_region {
+    SHMEMI_REGION_HEAP = 0,   /* the host heap (the user heap of the host heap kind) */
+    SHMEMI_REGION_DATA = 1,   /* the static data segment (global and static variables) */
+    SHMEMI_REGION_DEVICE = 2, /* the device heap (GPU builds) */
+    SHMEMI_REGIONS
 };
+
+struct shmemi_path_ops;
+struct shmemi_peer {
+    union {
+        struct {
+            char *heap; /* the peer's host heap, mapped here */
+            char *data; /* the peer's static data segment, mapped here */
+            char *dev;  /* the peer's device heap, IPC-mapped here (device pointer), or NULL */
+        };
+        char *base[SHMEMI_REGIONS]; /* the same, by region; NULL where not mapped here */
+    };
+    /* The row of the path table that reaches each region of the peer
+     * (shmem/path.h), or NULL. */
+    const struct shmemi_path_ops *path[SHMEMI_REGIONS];
+};
+_Static_assert(offsetof(struct shmemi_peer, data) ==
+                   offsetof(struct shmemi_peer, base) + SHMEMI_REGION_DATA * sizeof(char *),
+               "peer regions");
+_Static_assert(offsetof(struct shmemi_peer, dev) ==
+                   offsetof(struct shmemi_peer, base) + SHMEMI_REGION_DEVICE * sizeof(char *),
+               "peer regions");
 
 /* Heap kinds. HOST: the user heap is in the host heap (a shared memory
  * object every PE of the node maps), reached with loads, stores and memcpy.
@@ -93,13 +117,7 @@ struct shmemi_peer {
  * the library's control block (host barriers, team words). */
 enum shmemi_heap_kind { SHMEMI_HEAP_HOST = 0, SHMEMI_HEAP_DEVICE = 1 };
 
-/* The path that reaches a (pe, address), chosen by shmemi_route only. */
-enum shmemi_path {
-    SHMEMI_PATH_DIRECT = 0, /* a host pointer into the peer's memory mapped here */
-    SHMEMI_PATH_DEVICE = 1, /* a device pointer: reach it through shmemi.dev */
-};
-
-/* Atomic operations of the device path, on the bits of a 4- or 8-byte word. */
+/* Atomic operations, on the bits of a 4- or 8-byte word. */
 enum shmemi_amo_op {
     SHMEMI_AMO_FETCH,
     SHMEMI_AMO_SET,
@@ -111,10 +129,11 @@ enum shmemi_amo_op {
     SHMEMI_AMO_XOR,
 };
 
-/* The device path: how the host reaches device-heap memory (GPU runtime
- * copies on a library stream, atomics through a one-thread kernel). One
- * table, provided by shmem/gpu.c in GPU builds. Every function ends the job
- * through shmemi_fatal on a runtime error, naming `fn`. */
+/* What the host can do with device-heap memory (GPU runtime copies on a
+ * library stream, atomics through a one-thread kernel): provided by
+ * shmem/gpu.c in GPU builds, wrapped by the device row of the path table
+ * (shmem/path_device.c). Every function ends the job through shmemi_fatal
+ * on a runtime error, naming `fn`. */
 struct shmemi_dev_ops {
     const char *name;
     /* Allocate, zero and export this PE's device heap of `bytes` bytes, open
@@ -141,10 +160,13 @@ struct shmemi_dev_ops {
     void (*fini)(void);
 };
 
+struct shmemi_ctx_pending;
 struct shmemi_ctx {
     long options;
-    shmem_team_t team;
-    uint64_t *dirty; /* peers whose engine queue this context used since its last quiet */
+    shmem_team_t team; /* PE numbers of calls on the context are relative to it */
+    /* Copy-engine work queued for the context, per peer (shmem/engine.c);
+     * allocated on first use. */
+    struct shmemi_ctx_pending *pending;
 };
 
 struct shmemi_team {
@@ -173,6 +195,7 @@ struct shmemi_state {
     enum shmemi_heap_kind heap_kind;
     char *user_base;   /* the user heap (shmem_malloc), in the host or device heap */
     size_t user_size;
+    int user_region;   /* SHMEMI_REGION_HEAP or _DEVICE: where the user heap is */
     size_t heap_align; /* the largest alignment shmem_align can honour */
     char *dev_base;    /* my device heap (device pointer): user heap, then the
                           device control area; dev_size 0 without one */
@@ -201,53 +224,20 @@ static inline void shmemi_check_init(const char *fn) {
         shmemi_not_initialized(fn);
 }
 
-void shmemi_host_only(const void *addr, const char *fn) __attribute__((noreturn));
-
 /* Whether a local address lies in this PE's device heap (never in CPU
  * builds: dev_size is 0). */
 static inline int shmemi_on_device(const void *addr) {
     return (uintptr_t)addr - (uintptr_t)shmemi.dev_base < shmemi.dev_size;
 }
 
-/* The one decision point: translate a symmetric address of this PE into the
- * address of `len` bytes of `pe`'s copy, and say which path reaches it.
- * Ends the job on a bad PE or an address outside symmetric memory. The hot
- * path (host heap): two compares. */
-static inline enum shmemi_path shmemi_route(const void *addr, size_t len, int pe, const char *fn,
-                                            void **out) {
-    shmemi_check_init(fn);
-    if (SHMEMI_UNLIKELY((unsigned)pe >= (unsigned)shmemi.n_pes))
-        shmemi_bad_pe(pe, fn);
-    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi.heap_base;
-    if (SHMEMI_LIKELY(off < shmemi.heap_size && len <= shmemi.heap_size - off)) {
-        *out = shmemi.peers[pe].heap + off;
-        return SHMEMI_PATH_DIRECT;
-    }
-    off = (uintptr_t)addr - (uintptr_t)shmemi.dev_base;
-    if (off < shmemi.dev_size && len <= shmemi.dev_size - off) {
-        *out = shmemi.peers[pe].dev + off;
-        return SHMEMI_PATH_DEVICE;
-    }
-    off = (uintptr_t)addr - (uintptr_t)shmemi.data_base;
-    if (off < shmemi.data_size && len <= shmemi.data_size - off) {
-        *out = shmemi.peers[pe].data + off;
-        return SHMEMI_PATH_DIRECT;
-    }
-    shmemi_bad_addr(addr, len, pe, fn);
-}
-
-/* shmemi_route for the routines that dereference the result on the host
- * (collectives, locks, active-set syncs, plans): a device-heap address ends
- * the job with a message that says so. */
-static inline void *shmemi_remote(const void *addr, size_t len, int pe, const char *fn) {
-    void *r;
-    if (SHMEMI_UNLIKELY(shmemi_route(addr, len, pe, fn, &r) != SHMEMI_PATH_DIRECT))
-        shmemi_host_only(addr, fn);
-    return r;
-}
+/* The route of a (PE, address) -- shmemi_route() and friends -- is in
+ * shmem/path.h, included at the end of this file. */
 
 /* Copy between local buffers, either of which may be on the device heap. */
 void shmemi_local_copy(void *dst, const void *src, size_t n, const char *fn);
+/* The same for `rows` rows of `width` bytes, with the given pitches. */
+void shmemi_local_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                          size_t rows, const char *fn);
 
 /* Byte count of nelems elements, ending the job on overflow. */
 static inline size_t shmemi_bytes(size_t nelems, size_t esize, const char *fn) {
@@ -281,9 +271,17 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
  * non-fetching forms) receives the old value. */
 void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
                 const void *value, const void *cond, void *fetch, int pe, const char *fn);
-/* Quiet and fence of ctx; fn names the routine the user called. */
+/* Quiet and fence of ctx (nothing for SHMEM_CTX_INVALID); fn names the
+ * routine the user called. */
 void shmemi_quiet(shmem_ctx_t ctx, const char *fn);
 void shmemi_fence(shmem_ctx_t ctx, const char *fn);
+/* Quiet of ctx towards npes PEs, numbered in the context's team. */
+void shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn);
+/* wait/test: check that nelems elements of esize bytes at ivars are
+ * symmetric memory of this PE (ends the job otherwise), and load one of
+ * them (acquire) through the path that reaches it. */
+void shmemi_ivars_check(const void *ivars, size_t nelems, size_t esize, const char *fn);
+void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn);
 void shmemi_barrier_all(void);
 void shmemi_sync_all(void);
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn);
@@ -341,5 +339,7 @@ struct shmemi_team *shmemi_team_get(shmem_team_t team, const char *fn);
 extern struct shmemi_team shmemi_team_world, shmemi_team_shared;
 extern struct shmemi_ctx shmemi_ctx_default;
 #define shmemi_ctx_default_handle ((shmem_ctx_t)&shmemi_ctx_default)
+
+#include "shmem/path.h"
 
 #endif

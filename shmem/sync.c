@@ -1,58 +1,47 @@
 /* Ordering, completion, barriers and point-to-point synchronization. */
 #include "shmem/shmemi.h"
 
-#include "shmem/engine.h"
-
 /* ------------------------------------------------------- fence and quiet */
 
+/* Every row of the path table completes (or orders) what the context queued
+ * on it. A quiet or fence on SHMEM_CTX_INVALID does nothing: the
+ * specification's team-context example calls them on PEs outside the team. */
 void shmemi_quiet(shmem_ctx_t ctx, const char *fn) {
-    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
-    shmemi_engine_quiet(c, -1);
-    /* The device path's non-blocking copies and AMOs (one library stream). */
-    if (shmemi.dev)
-        shmemi.dev->quiet(fn);
-    /* Direct-path stores (including a large copy's non-temporal stores) are
-     * globally visible after a full fence. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemi_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    shmemi_paths_quiet(ctx, -1, fn);
 }
 
 void shmemi_fence(shmem_ctx_t ctx, const char *fn) {
-    /* Puts of one PE to one peer are delivered in order once the engine
-     * queue has drained: on this node, fence is quiet. */
-    shmemi_quiet(ctx, fn);
+    shmemi_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    shmemi_paths_fence(ctx, -1, fn);
 }
 
-void shmem_quiet(void) {
-    shmemi_check_init(__func__);
-    shmemi_quiet(shmemi_ctx_default_handle, __func__);
+void shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *fn) {
+    shmemi_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    const struct shmemi_team *t = ctx->team;
+    for (size_t i = 0; i < npes; i++) {
+        if ((unsigned)pes[i] >= (unsigned)t->size)
+            shmemi_bad_ctx_pe(ctx, pes[i], fn);
+        shmemi_paths_quiet(ctx, t->start + pes[i] * t->stride, fn);
+    }
 }
-void shmem_ctx_quiet(shmem_ctx_t ctx) {
-    shmemi_check_init(__func__);
-    shmemi_quiet(ctx, __func__);
-}
-void shmem_fence(void) {
-    shmemi_check_init(__func__);
-    shmemi_fence(shmemi_ctx_default_handle, __func__);
-}
-void shmem_ctx_fence(shmem_ctx_t ctx) {
-    shmemi_check_init(__func__);
-    shmemi_fence(ctx, __func__);
-}
+
+void shmem_quiet(void) { shmemi_quiet(shmemi_ctx_default_handle, __func__); }
+void shmem_ctx_quiet(shmem_ctx_t ctx) { shmemi_quiet(ctx, __func__); }
+void shmem_fence(void) { shmemi_fence(shmemi_ctx_default_handle, __func__); }
+void shmem_ctx_fence(shmem_ctx_t ctx) { shmemi_fence(ctx, __func__); }
 
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes) {
-    shmemi_check_init(__func__);
-    struct shmemi_ctx *c = shmemi_ctx_check(ctx, __func__);
-    for (size_t i = 0; i < npes; i++) {
-        if ((unsigned)target_pes[i] >= (unsigned)shmemi.n_pes)
-            shmemi_bad_pe(target_pes[i], __func__);
-        shmemi_engine_quiet(c, target_pes[i]);
-    }
-    if (shmemi.dev)
-        shmemi.dev->quiet(__func__);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    shmemi_pe_quiet(ctx, target_pes, npes, __func__);
 }
 void shmem_pe_quiet(const int *target_pes, size_t npes) {
-    shmem_ctx_pe_quiet(shmemi_ctx_default_handle, target_pes, npes);
+    shmemi_pe_quiet(shmemi_ctx_default_handle, target_pes, npes, __func__);
 }
 
 /* ---------------------------------------------------------------- barriers */
@@ -83,8 +72,7 @@ void shmemi_barrier_all(void) {
 
 void shmem_barrier_all(void) {
     shmemi_check_init(__func__);
-    if (shmemi.dev)
-        shmemi.dev->check(0, __func__);
+    shmemi_paths_check(0, __func__);
     shmemi_barrier_all();
 }
 
@@ -160,19 +148,29 @@ static void bad_cmp(int cmp, const char *fn) {
 }
 
 /* The ivars are written by peers; read them with acquire loads so that data
- * put before the update is visible once the comparison holds. An ivar on the
- * device heap is read with a one-element copy through the device path on
- * every turn of the wait (slow, but it sees every writer: peers' kernels,
- * copy engines and host AMOs). */
+ * put before the update is visible once the comparison holds. */
+void shmemi_ivars_check(const void *ivars, size_t nelems, size_t esize, const char *fn) {
+    shmemi_check_init(fn);
+    struct shmemi_route r;
+    if (nelems)
+        shmemi_route_pe(&r, ivars, shmemi_bytes(nelems, esize, fn), shmemi.my_pe, fn);
+}
+
+/* Through the row that reaches the word: on the direct row an acquire load;
+ * on the device heap's row a one-element runtime copy on every turn of a
+ * wait (slow, but it sees every writer: peers' kernels, copy engines and
+ * host AMOs). */
+void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_pe(&r, ivar, esize, shmemi.my_pe, fn);
+    r.path->load(&r, out, esize, fn);
+}
+
 #define SHMEMI_DEF_P2P(T, N)                                                                  \
     static inline T load_##N(const T *p, const char *fn) {                                    \
-        if (SHMEMI_UNLIKELY(shmemi_on_device(p))) {                                           \
-            T x;                                                                              \
-            shmemi.dev->copy(&x, p, sizeof(T), 0, fn);                                        \
-            __atomic_thread_fence(__ATOMIC_ACQUIRE);                                          \
-            return x;                                                                         \
-        }                                                                                     \
-        return __atomic_load_n(p, __ATOMIC_ACQUIRE);                                          \
+        T x;                                                                                  \
+        shmemi_ivar_load(p, sizeof(T), &x, fn);                                               \
+        return x;                                                                             \
     }                                                                                         \
     static inline int cmp_##N(T *p, int cmp, T v, const char *fn) {                           \
         T x = load_##N(p, fn);                                                                \
@@ -187,10 +185,7 @@ static void bad_cmp(int cmp, const char *fn) {
         }                                                                                     \
     }                                                                                         \
     static void check_##N(const T *p, size_t n, const char *fn) {                             \
-        shmemi_check_init(fn);                                                                \
-        void *r;                                                                              \
-        if (n)                                                                                \
-            shmemi_route(p, shmemi_bytes(n, sizeof(T), fn), shmemi.my_pe, fn, &r);            \
+        shmemi_ivars_check(p, n, sizeof(T), fn);                                              \
     }                                                                                         \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                     \
         check_##N(ivar, 1, __func__);                                                         \

@@ -24,7 +24,7 @@ shmem_team_t const SHMEM_TEAM_WORLD = &shmemi_team_world;
 /* Every PE of a job is on this node: SHARED is WORLD's members. */
 shmem_team_t const SHMEM_TEAM_SHARED = &shmemi_team_shared;
 
-struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, 0};
+struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, NULL};
 shmem_ctx_t const SHMEM_CTX_DEFAULT = &shmemi_ctx_default;
 
 /* The live teams of this PE by slot, and the mask of slots they hold. */
@@ -352,7 +352,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
         shmemi_fatal("%s: the default context cannot be destroyed", __func__);
     /* Destroying a context completes its outstanding operations. */
     shmemi_quiet(ctx, __func__);
-    free(((struct shmemi_ctx *)ctx)->dirty);
+    shmemi_engine_ctx_free(ctx);
     free(ctx);
 }
 

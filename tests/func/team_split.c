@@ -64,13 +64,13 @@ int main(void) {
         }
         CHECK(shmem_team_ptr(even, &slot_val[0], esize) == NULL, "team_ptr past the team");
 
-        /* A context on the team: puts through it, team PE numbers translated. */
+        /* A context on the team: calls on it take team-relative PE numbers
+         * (the next member of the even team, not world PE me / 2 + 1). */
         shmem_ctx_t ctx;
         CHECK(shmem_team_create_ctx(even, 0, &ctx) == 0, "team_create_ctx failed");
         shmem_team_t back;
         CHECK(shmem_ctx_get_team(ctx, &back) == 0 && back == even, "ctx_get_team");
-        int to = shmem_team_translate_pe(even, (me / 2 + 1) % esize, SHMEM_TEAM_WORLD);
-        shmem_ctx_long_p(ctx, &slot_val[1], 500 + me, to);
+        shmem_ctx_long_p(ctx, &slot_val[1], 500 + me, (me / 2 + 1) % esize);
         shmem_ctx_quiet(ctx);
         shmem_team_sync(even);
         int from = shmem_team_translate_pe(even, (me / 2 + esize - 1) % esize, SHMEM_TEAM_WORLD);
