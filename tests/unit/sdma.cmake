@@ -17,3 +17,13 @@ if(SHMEM_FUZZ)
     message(WARNING "SHMEM_FUZZ needs clang (libFuzzer); the fuzz targets are not built")
   endif()
 endif()
+
+# The KFD model (-DSHMEM_HSAKMT_MODEL=ON): the hsakmt engine on modelled GPUs, and the
+# review findings each shown failing the old way and passing the new.
+if(SHMEM_HSAKMT_MODEL)
+  foreach(t test_kfd_model test_kfd_findings)
+    shmem_unit_test(${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LIBS sdma_obj)
+    target_include_directories(${t} PRIVATE ${SDMA_HSAKMT_INCLUDE_DIR})
+    set_tests_properties(unit.${t} PROPERTIES LABELS "unit;kfd")
+  endforeach()
+endif()
