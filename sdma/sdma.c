@@ -185,7 +185,20 @@ void sdma_engine_close(struct sdma_engine *e)
 
 int sdma_engine_progress(struct sdma_engine *e)
 {
-    return e && e->ops->progress ? e->ops->progress(e) : 0;
+    if (!e)
+        return 0;
+    if (e->ops->progress)
+        return e->ops->progress(e);
+    /* A hardware engine runs by itself; its waiters look for faults now and then (a queue
+     * that faulted stops, and the driver tells only when asked). */
+    if (e->ops->health) {
+        uint64_t t = (uint64_t)(now_s() * 1e6);
+        if (t - __atomic_load_n(&e->health_at_us, __ATOMIC_RELAXED) > 1000) {
+            __atomic_store_n(&e->health_at_us, t, __ATOMIC_RELAXED);
+            e->ops->health(e);
+        }
+    }
+    return 0;
 }
 
 int sdma_engine_copy_2d_format(const struct sdma_engine *e)

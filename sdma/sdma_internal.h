@@ -43,6 +43,7 @@ struct sdma_engine {
     unsigned caps;     /* SDMA_CAP_*, set by open */
     int host_atomics;  /* ATOMIC packets may target host memory (PCIe atomics on the link) */
     char target[128];  /* sdma_engine_target() */
+    uint64_t health_at_us; /* when sdma_engine_progress last asked ops->health */
     void *priv;
 };
 

@@ -33,6 +33,10 @@ void shmemi_engine_quiet_all(void);
 /* The engine itself (NULL when none runs): triggered plans build their own
  * queues on it. */
 struct sdma_engine *shmemi_engine(void);
+/* GPU builds (AMD): the PCI location of this PE's GPU, "dddd:bb:dd.f" (shmem/gpu.c);
+ * 0, or -1. */
+int shmemi_gpu_bus_id(char *buf, int len);
+
 /* The RMA queue to pe, and the queue to pe that may block on POLLs. */
 struct sdma_queue *shmemi_rma_queue(int pe);
 struct sdma_queue *shmemi_poll_queue(int pe);

@@ -20,8 +20,9 @@
  * KFD_MODEL_TOPOLOGY (or kfdm_set_topology) describes the GPUs, ';' between them, each a
  * list of key=value: gfx=9.0.10 | gfx90a, pci=dddd:bb:dd.f, sdma=N, xgmi=N, qpe=N (queues
  * per engine), atomics=0|1 (64-bit atomics on the link to the CPU), burst_nop=0|1,
- * reserved=N (queue slots other users hold), uid=hex. Default: two GPUs, a gfx90a whose
- * link has atomics and a gfx942 whose link has none. KFD_MODEL_ABSENT=1: no driver.
+ * reserved=N (queue slots other users hold), uid=hex. Default: two GPUs, a gfx90a and a
+ * gfx942, both with PCIe atomics to the CPU (ROCm's requirement for dGPUs; atomics=0 models
+ * a root port without them). KFD_MODEL_ABSENT=1: no driver.
  * KFD_MODEL_STATS=1: a line of counts on stderr at exit. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,7 +44,7 @@ struct kfdm_state kfdm = {
 
 static const char *const default_topology =
     "gfx=9.0.10,pci=0000:29:00.0,sdma=2,xgmi=3,qpe=8,atomics=1,uid=1a2b3c4d00000001;"
-    "gfx=9.4.2,pci=0000:a9:00.0,sdma=2,xgmi=6,qpe=8,atomics=0,uid=1a2b3c4d00000002";
+    "gfx=9.4.2,pci=0000:a9:00.0,sdma=2,xgmi=6,qpe=8,atomics=1,uid=1a2b3c4d00000002";
 static char *topology_spec; /* kfdm_set_topology's */
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

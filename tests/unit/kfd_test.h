@@ -16,7 +16,7 @@
 #include "sdma/kfd_model/kfd_model.h"
 #include "sdma/sdma.h"
 
-/* The default topology's GPUs: node 1 gfx90a (link with atomics), node 2 gfx942 (without). */
+/* The default topology's GPUs: node 1 gfx90a, node 2 gfx942. */
 #define GFX90A_PCI "0000:29:00.0"
 #define GFX942_PCI "0000:a9:00.0"
 

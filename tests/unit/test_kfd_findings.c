@@ -304,11 +304,16 @@ END_TEST
  * it); now a SWAP becomes FENCEs (high word first) and an ADD is left to the caller. */
 START_TEST(test_f10_no_pcie_atomics)
 {
-    struct sdma_engine *e = kt_engine(GFX942_PCI, 0), *ok;
+    struct sdma_engine *e, *ok;
     struct sdma_queue *q;
-    uint64_t *w = kt_pages(4096, 0);
+    uint64_t *w;
     uint32_t dw[SDMA_ATOMIC_DW];
     char msg[512];
+    ck_assert_int_eq(kfdm_set_topology("gfx=90a,pci=0000:29:00.0,atomics=1;"
+                                       "gfx=942,pci=0000:a9:00.0,atomics=0"),
+                     0);
+    e = kt_engine(GFX942_PCI, 0);
+    w = kt_pages(4096, 0);
     ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "t", &q), SDMA_OK);
     ck_assert_int_eq(sdma_engine_map(e, w, 4096), SDMA_OK);
     ck_assert_int_eq(sdma_atomic(q, &w[0], SDMA_ATOMIC_SWAP64, 0x1122334455667788ull, 0), SDMA_OK);
