@@ -63,6 +63,18 @@ elseif(SHMEM_GPU STREQUAL "hip")
   target_link_libraries(shmem_gpu_runtime INTERFACE ${SHMEM_AMDHIP64})
   get_filename_component(_hip_libdir ${SHMEM_AMDHIP64} DIRECTORY)
   set(SHMEM_GPU_PC_LIBS "-L${_hip_libdir} -lamdhip64")
+  # MI300 is gfx942 from ROCm 6 on: added to the default architectures when hipcc takes it
+  # (Debian's hipcc 5.2 does not: "invalid target ID 'gfx942'").
+  if(SHMEM_HIP_ARCHS STREQUAL "gfx90a;gfx940")
+    file(WRITE ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.hip "__global__ void k() {}\n")
+    execute_process(COMMAND ${SHMEM_HIPCC} -x hip --offload-arch=gfx942 -c
+                            ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.hip
+                            -o ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.o
+                    RESULT_VARIABLE _gfx942 OUTPUT_QUIET ERROR_QUIET)
+    if(_gfx942 EQUAL 0)
+      set(SHMEM_HIP_ARCHS "gfx90a;gfx940;gfx942")
+    endif()
+  endif()
   set(SHMEM_HIP_FLAGS -x hip -fPIC -O2 -g -Wall -Wextra -Werror -D__HIP_PLATFORM_AMD__
                       -DSHMEM_GPU_HIP)
   foreach(arch ${SHMEM_HIP_ARCHS})

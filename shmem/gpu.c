@@ -96,7 +96,19 @@ static int gpu_heap_init(size_t bytes) {
     /* Initialize the runtime on this PE's GPU before any other call. */
     enter(fn);
     void *base = NULL;
-    hipError_t e = shmemi_gpu_malloc_coherent(&base, bytes);
+    hipError_t e;
+#if defined(SHMEM_GPU_HIP) && defined(hipDeviceMallocUncached)
+    /* ROCm/mori allocates its symmetric heap uncached once SDMA writes into it; whether the
+     * fine-grained default needs that on MI300 is for hardware to show (README). */
+    if (shmemi.cfg.HEAP_UNCACHED)
+        e = hipExtMallocWithFlags(&base, bytes, hipDeviceMallocUncached);
+    else
+#else
+    if (shmemi.cfg.HEAP_UNCACHED && shmemi.my_pe == 0)
+        shmemi_warn("SHMEM_HEAP_UNCACHED: this build's runtime has no uncached device memory "
+                    "(hipDeviceMallocUncached): the device heap stays as it is");
+#endif
+        e = shmemi_gpu_malloc_coherent(&base, bytes);
     if (e != hipSuccess)
         shmemi_fatal("cannot allocate the device heap (%zu bytes) on GPU %d: %s (lower "
                      "SHMEM_SYMMETRIC_SIZE)",
