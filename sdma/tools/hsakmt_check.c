@@ -18,6 +18,8 @@
 #include "sdma/sdma.h"
 
 static int failures;
+static void *buffers[16]; /* mapped for the engine: freed after it closes */
+static int nbuffers;
 
 static void report(int ok, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -40,17 +42,20 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Host memory mapped for the engine's GPU. */
+/* Host memory mapped for the engine's GPU (until the engine closes). */
 static void *buffer(struct sdma_engine *e, size_t bytes)
 {
-    void *p = aligned_alloc(4096, bytes);
-    if (!p)
+    void *p;
+    bytes = (bytes + 4095) & ~(size_t)4095;
+    if (nbuffers == (int)(sizeof buffers / sizeof buffers[0]) ||
+        !(p = aligned_alloc(4096, bytes)))
         return NULL;
     memset(p, 0, bytes);
     if (sdma_engine_map(e, p, bytes)) {
         free(p);
         return NULL;
     }
+    buffers[nbuffers++] = p;
     return p;
 }
 
@@ -190,6 +195,7 @@ static void bad_address(struct sdma_engine *e)
     struct sdma_queue *q = NULL;
     uint32_t *ok = buffer(e, 4096), dw[SDMA_COPY_LINEAR_DW];
     void *bad = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* Kept mapped in the process: only the GPU must not know it. */
     char msg[512] = "", want[32];
     double t;
     int rc;
@@ -208,6 +214,7 @@ static void bad_address(struct sdma_engine *e)
     report(rc == SDMA_ERR_QUEUE && strstr(msg, want) != NULL, "bad address reported",
            "after %.2f s: %s", t, rc == SDMA_ERR_QUEUE ? msg : sdma_last_error());
     sdma_queue_close(q);
+    munmap(bad, 4096);
 }
 
 int main(int argc, char **argv)
@@ -230,5 +237,7 @@ int main(int argc, char **argv)
     sub_window(e);
     bad_address(e);
     sdma_engine_close(e);
+    while (nbuffers > 0)
+        free(buffers[--nbuffers]);
     return failures;
 }
