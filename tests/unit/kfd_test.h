@@ -65,6 +65,55 @@ static inline void kt_raw(struct sdma_queue *q, const uint32_t *dw, size_t n)
     ck_assert_int_eq(sdma_queue_submit(q, dw, n), SDMA_OK);
 }
 
+/* The raw thunk, as a user of libhsakmt sees it: the driver open, a 4 KiB ring and a page of
+ * words on `node`, both mapped for it; kt_raw_queue makes an SDMA queue on the ring. */
+struct kt_raw {
+    HSAuint32 node;
+    uint32_t *ring, *word;
+    HsaQueueResource res;
+};
+
+static inline void kt_raw_setup(struct kt_raw *r, HSAuint32 node)
+{
+    HsaMemFlags f;
+    HsaMemMapFlags mf;
+    HsaSystemProperties sys;
+    memset(r, 0, sizeof *r);
+    memset(&f, 0, sizeof f);
+    memset(&mf, 0, sizeof mf);
+    f.ui32.HostAccess = 1;
+    r->node = node;
+    ck_assert_int_eq(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
+    ck_assert_int_eq(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
+    ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&r->ring), HSAKMT_STATUS_SUCCESS);
+    ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&r->word), HSAKMT_STATUS_SUCCESS);
+    ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(r->ring, 4096, NULL, mf, 1, &r->node), 0);
+    ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(r->word, 4096, NULL, mf, 1, &r->node), 0);
+}
+
+static inline void kt_raw_queue(struct kt_raw *r)
+{
+    ck_assert_int_eq(hsaKmtCreateQueue(r->node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM,
+                                       r->ring, 4096, NULL, &r->res),
+                     HSAKMT_STATUS_SUCCESS);
+}
+
+/* Publish the ring up to byte index `end`: the write pointer, then the doorbell. */
+static inline void kt_raw_publish(struct kt_raw *r, uint64_t end)
+{
+    __atomic_store_n(r->res.Queue_write_ptr_aql, end, __ATOMIC_RELEASE);
+    __atomic_store_n(r->res.Queue_DoorBell_aql, end, __ATOMIC_RELEASE);
+}
+
+/* Wait up to 2 s for *w == v; returns the value seen last. */
+static inline uint32_t kt_wait_word(const uint32_t *w, uint32_t v)
+{
+    int i;
+    for (i = 0; i < 2000 && __atomic_load_n(w, __ATOMIC_ACQUIRE) != v; i++)
+        kt_sleep_ms(1);
+    return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+}
+
 static inline struct kfdm_stats kt_stats(void)
 {
     struct kfdm_stats s;

@@ -6,6 +6,16 @@
 
 /* ------------------------------------------------------------------ finding 7 */
 
+/* A queue on e, with a and b (n bytes each) mapped for its GPU. */
+static struct sdma_queue *mapped_queue(struct sdma_engine *e, void *a, void *b, size_t n)
+{
+    struct sdma_queue *q = NULL;
+    ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "t", &q), SDMA_OK);
+    ck_assert_int_eq(sdma_engine_map(e, a, n), SDMA_OK);
+    ck_assert_int_eq(sdma_engine_map(e, b, n), SDMA_OK);
+    return q;
+}
+
 /* LINEAR_SUB_WINDOW_LARGE is not an SDMA 4.4 packet: the engine used it by default on
  * gfx94x and the queue stopped there (a quiet that never ends). The default is now the
  * 13-dword sub-window on every gfx9; LARGE only on request. */
@@ -19,9 +29,7 @@ START_TEST(test_f7_large_subwindow)
     for (i = 0; i < P * H; i++)
         src[i] = (char)(i * 7 + 1);
     ck_assert_int_eq(sdma_engine_copy_2d_format(before), SDMA_COPY_2D_LARGE);
-    ck_assert_int_eq(sdma_queue_open(before, 1 << 16, "before", &q), SDMA_OK);
-    ck_assert_int_eq(sdma_engine_map(before, src, P * H), SDMA_OK);
-    ck_assert_int_eq(sdma_engine_map(before, dst, P * H), SDMA_OK);
+    q = mapped_queue(before, src, dst, P * H);
     ck_assert_int_eq(sdma_copy_2d(q, dst, P, src, P, W, H), SDMA_OK);
     ck_assert_int_eq(sdma_queue_quiet(q, 1.0), SDMA_ERR_TIMEOUT);
     ck_assert_msg(strstr(sdma_last_error(), "packet header 0x00002401"), "%s", sdma_last_error());
@@ -31,9 +39,7 @@ START_TEST(test_f7_large_subwindow)
 
     after = kt_engine(GFX942_PCI, SDMA_COPY_2D_AUTO);
     ck_assert_int_eq(sdma_engine_copy_2d_format(after), SDMA_COPY_2D_SW13);
-    ck_assert_int_eq(sdma_queue_open(after, 1 << 16, "after", &q), SDMA_OK);
-    ck_assert_int_eq(sdma_engine_map(after, src, P * H), SDMA_OK);
-    ck_assert_int_eq(sdma_engine_map(after, dst, P * H), SDMA_OK);
+    q = mapped_queue(after, src, dst, P * H);
     ck_assert_int_eq(sdma_copy_2d(q, dst, P, src, P, W, H), SDMA_OK);
     ck_assert_int_eq(sdma_queue_quiet(q, 10.0), SDMA_OK);
     for (i = 0; i < H; i++) {
@@ -135,43 +141,27 @@ START_TEST(test_f12_fault_reported)
 
     /* Before, on the raw thunk: a queue with no event watching. */
     {
-        HsaMemFlags f;
-        HsaMemMapFlags mf;
-        HsaQueueResource res;
-        HsaSystemProperties sys;
+        struct kt_raw r;
         HsaEventDescriptor ed;
         HsaEvent *late = NULL;
-        HSAuint32 node = 1;
-        uint32_t *ring = NULL, *word = NULL;
         char why[256];
-        memset(&f, 0, sizeof f);
-        memset(&mf, 0, sizeof mf);
-        f.ui32.HostAccess = 1;
-        ck_assert_int_eq(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-        ck_assert_int_eq(hsaKmtAcquireSystemProperties(&sys), 0);
-        ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&ring), 0);
-        ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&word), 0);
-        ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(ring, 4096, NULL, mf, 1, &node), 0);
-        ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(word, 4096, NULL, mf, 1, &node), 0);
-        ck_assert_int_eq(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM,
-                                           ring, 4096, NULL, &res),
-                         0);
-        sdma_pkt_copy_linear(ring, (uintptr_t)word, (uintptr_t)bad, 64);
-        sdma_pkt_fence(ring + 7, (uintptr_t)word + 64, 1);
-        *res.Queue_write_ptr_aql = 44;
-        __atomic_store_n(res.Queue_DoorBell_aql, 44, __ATOMIC_RELEASE);
+        kt_raw_setup(&r, 1);
+        kt_raw_queue(&r);
+        sdma_pkt_copy_linear(r.ring, (uintptr_t)r.word, (uintptr_t)bad, 64);
+        sdma_pkt_fence(r.ring + 7, (uintptr_t)r.word + 64, 1);
+        kt_raw_publish(&r, 44);
         kt_sleep_ms(300);
-        ck_assert_uint_eq(word[16], 0);                /* the fence never comes */
-        ck_assert_uint_eq(*res.Queue_read_ptr_aql, 0); /* stopped at the copy */
-        ck_assert_int_eq(kfdm_queue_stopped(res.QueueId, why, sizeof why), 1);
+        ck_assert_uint_eq(r.word[16], 0);                /* the fence never comes */
+        ck_assert_uint_eq(*r.res.Queue_read_ptr_aql, 0); /* stopped at the copy */
+        ck_assert_int_eq(kfdm_queue_stopped(r.res.QueueId, why, sizeof why), 1);
         /* An event made afterwards never hears of it. */
         memset(&ed, 0, sizeof ed);
         ed.EventType = HSA_EVENTTYPE_MEMORY;
-        ed.NodeId = node;
+        ed.NodeId = r.node;
         ck_assert_int_eq(hsaKmtCreateEvent(&ed, true, false, &late), 0);
         ck_assert_int_eq(hsaKmtWaitOnEvent(late, 0), HSAKMT_STATUS_WAIT_TIMEOUT);
         hsaKmtDestroyEvent(late);
-        hsaKmtDestroyQueue(res.QueueId);
+        hsaKmtDestroyQueue(r.res.QueueId);
     }
 
     /* After: the engine (on the other GPU, whose queues the fault above left running). */

@@ -35,46 +35,32 @@ END_TEST
 /* The write pointer in memory does not start a queue; the doorbell store does. */
 START_TEST(test_doorbell_starts_queue)
 {
+    struct kt_raw r;
     HsaMemFlags f;
-    HsaMemMapFlags mf;
     HsaQueueResource res;
-    HsaSystemProperties sys;
-    HSAuint32 node = 1;
-    uint32_t *ring = NULL, *word = NULL;
+    uint32_t *unmapped = NULL;
+    kt_raw_setup(&r, 1);
     memset(&f, 0, sizeof f);
-    memset(&mf, 0, sizeof mf);
     f.ui32.HostAccess = 1;
-    ck_assert_int_eq(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    ck_assert_uint_eq(sys.NumNodes, 3);
-    ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&ring), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&word), HSAKMT_STATUS_SUCCESS);
-    /* Not mapped for the GPU yet: KFD refuses the ring (kfd_queue_buffer_get). */
-    ck_assert_int_ne(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, ring,
-                                       4096, NULL, &res),
-                     HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(ring, 4096, NULL, mf, 1, &node),
-                     HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(word, 4096, NULL, mf, 1, &node),
+    /* A ring not mapped for the GPU: KFD refuses it (kfd_queue_buffer_get). */
+    ck_assert_int_eq(hsaKmtAllocMemory(1, 4096, f, (void **)&unmapped), HSAKMT_STATUS_SUCCESS);
+    ck_assert_int_ne(hsaKmtCreateQueue(1, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM,
+                                       unmapped, 4096, NULL, &res),
                      HSAKMT_STATUS_SUCCESS);
     /* A ring size KFD does not take. */
-    ck_assert_int_ne(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, ring,
+    ck_assert_int_ne(hsaKmtCreateQueue(1, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, r.ring,
                                        3000, NULL, &res),
                      HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, ring,
-                                       4096, NULL, &res),
-                     HSAKMT_STATUS_SUCCESS);
-    ck_assert_uint_eq(*res.Queue_write_ptr_aql, 0);
-    sdma_pkt_fence(ring, (uintptr_t)word, 77);
-    __atomic_store_n(res.Queue_write_ptr_aql, 16, __ATOMIC_RELEASE);
+    kt_raw_queue(&r);
+    ck_assert_uint_eq(*r.res.Queue_write_ptr_aql, 0);
+    sdma_pkt_fence(r.ring, (uintptr_t)r.word, 77);
+    __atomic_store_n(r.res.Queue_write_ptr_aql, 16, __ATOMIC_RELEASE);
     kt_sleep_ms(200);
-    ck_assert_uint_eq(*word, 0); /* wptr alone: nothing */
-    __atomic_store_n(res.Queue_DoorBell_aql, 16, __ATOMIC_RELEASE);
-    for (int i = 0; i < 2000 && __atomic_load_n(word, __ATOMIC_ACQUIRE) != 77; i++)
-        kt_sleep_ms(1);
-    ck_assert_uint_eq(*word, 77);
-    ck_assert_uint_eq(*res.Queue_read_ptr_aql, 16);
-    ck_assert_int_eq(hsaKmtDestroyQueue(res.QueueId), HSAKMT_STATUS_SUCCESS);
+    ck_assert_uint_eq(*r.word, 0); /* wptr alone: nothing */
+    kt_raw_publish(&r, 16);
+    ck_assert_uint_eq(kt_wait_word(r.word, 77), 77);
+    ck_assert_uint_eq(*r.res.Queue_read_ptr_aql, 16);
+    ck_assert_int_eq(hsaKmtDestroyQueue(r.res.QueueId), HSAKMT_STATUS_SUCCESS);
 }
 END_TEST
 
@@ -290,47 +276,25 @@ END_TEST
  * stays strictly below a ring ahead. */
 START_TEST(test_f5_full_ring)
 {
-    HsaMemFlags f;
-    HsaMemMapFlags mf;
-    HsaQueueResource res;
-    HsaSystemProperties sys;
-    HSAuint32 node = 1;
-    uint32_t *ring = NULL, *word = NULL;
-    int i;
-    memset(&f, 0, sizeof f);
-    memset(&mf, 0, sizeof mf);
-    f.ui32.HostAccess = 1;
-    ck_assert_int_eq(hsaKmtOpenKFD(), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtAcquireSystemProperties(&sys), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&ring), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtAllocMemory(node, 4096, f, (void **)&word), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(ring, 4096, NULL, mf, 1, &node), 0);
-    ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(word, 4096, NULL, mf, 1, &node), 0);
-    ck_assert_int_eq(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, ring,
-                                       4096, NULL, &res),
-                     HSAKMT_STATUS_SUCCESS);
+    struct kt_raw r;
+    kt_raw_setup(&r, 1);
+    kt_raw_queue(&r);
     /* Before: 4096 bytes published at once (zero NOPs, then a FENCE as the last packet). */
-    sdma_pkt_nop_zero(ring, 1020);
-    sdma_pkt_fence(ring + 1020, (uintptr_t)word, 1);
-    *res.Queue_write_ptr_aql = 4096;
-    __atomic_store_n(res.Queue_DoorBell_aql, 4096, __ATOMIC_RELEASE);
+    sdma_pkt_nop_zero(r.ring, 1020);
+    sdma_pkt_fence(r.ring + 1020, (uintptr_t)r.word, 1);
+    kt_raw_publish(&r, 4096);
     kt_sleep_ms(300);
-    ck_assert_uint_eq(__atomic_load_n(word, __ATOMIC_ACQUIRE), 0);
-    ck_assert_uint_eq(*res.Queue_read_ptr_aql, 0);
+    ck_assert_uint_eq(__atomic_load_n(r.word, __ATOMIC_ACQUIRE), 0);
+    ck_assert_uint_eq(*r.res.Queue_read_ptr_aql, 0);
     ck_assert_uint_eq(kt_stats().full_stalls, 1);
-    ck_assert_int_eq(hsaKmtDestroyQueue(res.QueueId), HSAKMT_STATUS_SUCCESS);
+    ck_assert_int_eq(hsaKmtDestroyQueue(r.res.QueueId), HSAKMT_STATUS_SUCCESS);
     /* After: one dword short of the ring; it runs. */
-    ck_assert_int_eq(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, ring,
-                                       4096, NULL, &res),
-                     HSAKMT_STATUS_SUCCESS);
-    sdma_pkt_nop_zero(ring, 1019);
-    sdma_pkt_fence(ring + 1019, (uintptr_t)word, 2);
-    *res.Queue_write_ptr_aql = 4092;
-    __atomic_store_n(res.Queue_DoorBell_aql, 4092, __ATOMIC_RELEASE);
-    for (i = 0; i < 2000 && __atomic_load_n(word, __ATOMIC_ACQUIRE) != 2; i++)
-        kt_sleep_ms(1);
-    ck_assert_uint_eq(*word, 2);
-    ck_assert_int_eq(hsaKmtDestroyQueue(res.QueueId), HSAKMT_STATUS_SUCCESS);
+    kt_raw_queue(&r);
+    sdma_pkt_nop_zero(r.ring, 1019);
+    sdma_pkt_fence(r.ring + 1019, (uintptr_t)r.word, 2);
+    kt_raw_publish(&r, 4092);
+    ck_assert_uint_eq(kt_wait_word(r.word, 2), 2);
+    ck_assert_int_eq(hsaKmtDestroyQueue(r.res.QueueId), HSAKMT_STATUS_SUCCESS);
 }
 END_TEST
 
