@@ -8,6 +8,11 @@ shmem_unit_test(test_sdma_engines SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_en
 if(SDMA_HAVE_HSAKMT)
   target_compile_definitions(test_sdma_engines PRIVATE SDMA_TEST_HAVE_HSAKMT=1)
 endif()
+if(SHMEM_HSAKMT_MODEL)
+  # Its cases are about a machine without the driver: the model says so.
+  set_tests_properties(unit.test_sdma_engines PROPERTIES
+                       ENVIRONMENT "CK_DEFAULT_TIMEOUT=60;KFD_MODEL_ABSENT=1")
+endif()
 
 option(SHMEM_FUZZ "Build the libFuzzer targets and their smoke tests (clang only)" OFF)
 if(SHMEM_FUZZ)
