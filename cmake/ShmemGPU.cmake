@@ -94,6 +94,18 @@ elseif(SHMEM_GPU STREQUAL "hip")
   set(SHMEM_GPU_DEFINITION SHMEM_GPU_HIP)
   shmem_gpu_runtime_target(DEFINITIONS SHMEM_GPU_HIP __HIP_PLATFORM_AMD__
                            INCLUDES ${SHMEM_HIP_INCLUDE_DIR} LIBRARIES ${SHMEM_AMDHIP64})
+  # MI300 is gfx942 from ROCm 6 on: added to the default architectures when hipcc takes it
+  # (Debian's hipcc 5.2 does not: "invalid target ID 'gfx942'").
+  if(SHMEM_HIP_ARCHS STREQUAL "gfx90a;gfx940")
+    file(WRITE ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.hip "__global__ void k() {}\n")
+    execute_process(COMMAND ${SHMEM_HIPCC} -x hip --offload-arch=gfx942 -c
+                            ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.hip
+                            -o ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.o
+                    RESULT_VARIABLE _gfx942 OUTPUT_QUIET ERROR_QUIET)
+    if(_gfx942 EQUAL 0)
+      set(SHMEM_HIP_ARCHS "gfx90a;gfx940;gfx942")
+    endif()
+  endif()
   set(SHMEM_HIP_FLAGS -x hip -fPIC -O2 -g -D__HIP_PLATFORM_AMD__ -DSHMEM_GPU_HIP)
   if(NOT SHMEM_GPU_INSTALLED)
     list(APPEND SHMEM_HIP_FLAGS -Wall -Wextra -Werror)

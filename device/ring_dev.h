@@ -39,6 +39,9 @@
  *    previous producer's in causality order (its release of `committed`, our
  *    acquire), so their coherence order on each word is ascending, and the
  *    engine never sees the index go back;
+ *  - the wptr store completes before the doorbell store is issued (a drain,
+ *    s_waitcnt on AMD, as ROCm/mori's submitPacket spaces them): the queue
+ *    scheduler reads wptr memory when it maps the queue again;
  *  - hand the turn on with a device-scope release. */
 SHMEMI_DFN void shmemi_dev_ring_commit(const struct sdma_ring *r, const struct sdma_ring_slot *slot) {
     struct sdma_ring_ctl *c = r->ctl;
@@ -48,6 +51,7 @@ SHMEMI_DFN void shmemi_dev_ring_commit(const struct sdma_ring *r, const struct s
         while (shmemi_arch_ld_acq64_dev(&c->committed) != slot->start)
             shmemi_arch_pause(&spins);
     shmemi_arch_st_rlx64((void *)r->wptr, slot->end);
+    shmemi_arch_drain();
     shmemi_arch_st_rlx64((void *)r->doorbell, slot->end);
     shmemi_arch_st_rel64_dev(&c->committed, slot->end);
 }

@@ -139,8 +139,11 @@ int shmemx_plan_tiles(const shmemx_tiling_t *tiling, const size_t *order, size_t
  * (the one triggered plans use), so that quiet never waits on a flag nobody
  * has set: complete it with shmemx_sdma_quiet_pe, or watch the signal.
  * Addresses are symmetric addresses of this PE (translated for `pe`); wait_flag
- * is a local 32-bit word, signal a symmetric 64-bit word on `pe`.
- * Each returns 0, or -1 with the reason under SHMEM_DEBUG (no copy engine).
+ * is a local 32-bit word, signal a symmetric 64-bit word on `pe`. src is memory
+ * the copy engine reaches: any with the soft engine; with hsakmt symmetric
+ * memory (or memory mapped for the PE's GPU).
+ * Each returns 0, or -1 with the reason under SHMEM_DEBUG (no copy engine, a
+ * src it does not reach, a signal it cannot add: no PCIe atomics).
  * ---------------------------------------------------------------------- */
 typedef struct {
     const uint32_t *wait_flag; /* NULL: no wait; else wait until *wait_flag >= wait_value */

@@ -6,6 +6,10 @@
 #   scripts/dev.sh test      install what is missing, build, run every test (ctest)
 #   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
 #   scripts/dev.sh fuzz      a short libFuzzer run of the soft engine's decoder (clang, ASan)
+#   scripts/dev.sh kfd-model build against the KFD model (sdma/kfd_model) in $BUILD_DIR-kfd,
+#                            run its tests, the hardware checks of scripts/amd-check.sh
+#                            and the functional suite at 2 and 4 PEs on modelled GPUs
+#                            (SHMEM_COPY_ENGINE=hsakmt SHMEM_NBI_THRESHOLD=0)
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
 #   scripts/dev.sh gpu-build cuda|hip
 #                            configure and compile a GPU build in $BUILD_DIR-<kind>
@@ -133,8 +137,19 @@ fuzz)
         -DSHMEM_BUILD_BENCH=OFF
     ctest --test-dir "$BUILD_DIR-fuzz" --output-on-failure -L fuzz
     ;;
+kfd-model)
+    deps
+    build "$BUILD_DIR-kfd" -DSHMEM_HSAKMT_MODEL=ON -DSHMEM_BUILD_BENCH=OFF
+    ctest --test-dir "$BUILD_DIR-kfd" --output-on-failure -j "$JOBS" -L kfd
+    # amd-check.sh's host-queue checks and its functional suite at 2 and 4 PEs
+    # (SHMEM_COPY_ENGINE=hsakmt SHMEM_NBI_THRESHOLD=0), on the model's GPUs.
+    if ! AMD_CHECK_MODEL=1 BUILD_DIR="$BUILD_DIR-kfd" JOBS="$JOBS" scripts/amd-check.sh; then
+        cat "$BUILD_DIR-kfd/amd-check.log"
+        exit 1
+    fi
+    ;;
 *)
-    sed -n '2,17p' "$0"
+    sed -n '2,22p' "$0"
     exit 2
     ;;
 esac

@@ -66,8 +66,19 @@
 #define SDMA_PKT_MAX_DW 20u /* largest fixed-size packet */
 
 /* ---- limits ---- */
-#define SDMA_COPY_LINEAR_MAX (1ull << 30)    /* bytes per COPY_LINEAR on SDMA 4.4 (30-bit count) */
-#define SDMA_CONST_FILL_MAX (1ull << 30)     /* bytes per CONST_FILL (same count width) */
+/* COPY_LINEAR's count is 30 bits on SDMA 4.4 (ROCr commit 81c64228, "SDMA4.4 and SDMA5.2+ has
+ * increased its available copy size to 2^30"; 22 bits on earlier SDMA 4.x); capped a little
+ * below 1 GiB at a 32-byte multiple, as ROCm/mori's cco.hpp does. */
+#define SDMA_COPY_LINEAR_MAX 0x3FFFFFE0ull
+#define SDMA_COPY_LINEAR_MAX_SDMA40 0x3FFFE0ull /* SDMA 4.0-4.2 (gfx900-gfx908): 22-bit count */
+/* CONST_FILL's count stays 22 bits on every SDMA 4.x: Linux vega10_sdma_pkt_open.h
+ * SDMA_PKT_CONSTANT_FILL_COUNT_count_mask 0x003FFFFF (used by sdma_v4_4_2.c, whose
+ * fill_max_bytes is 0x400000); ROCr sdma_registers.h SDMA_PKT_CONSTANT_FILL count:22,
+ * kMaxSize_ 0x3fffe0 (a dword multiple, so a dword pattern keeps its phase across packets).
+ * The 30-bit fill count is SDMA 7 (gfx12). */
+#define SDMA_CONST_FILL_MAX 0x3FFFE0ull
+#define SDMA_COPY_COUNT_MASK 0x3FFFFFFFu /* COPY_LINEAR DW1 count field (SDMA 4.4) */
+#define SDMA_FILL_COUNT_MASK 0x003FFFFFu /* CONST_FILL DW4 count field (SDMA 4.x) */
 #define SDMA_SW13_MAX_RECT 16384u            /* rect_x (elements) and rect_y: 14-bit fields */
 #define SDMA_SW13_MAX_PITCH (1u << 19)       /* pitch in elements: 19-bit field */
 #define SDMA_POLL_RETRY_FOREVER 0xFFFu       /* retry count meaning "poll forever" */
@@ -125,7 +136,9 @@ SDMA_STATIC_ASSERT((SDMA_ATOMIC_ADD64 & 0x7F) == SDMA_ATOMIC_ADD64, "7-bit op");
 #define SDMA_HI(a) ((uint32_t)((uint64_t)(a) >> 32))
 
 /* NOP spanning `ndw` dwords (1..SDMA_NOP_MAX_DW): header count = ndw-1 (bits 29:16), the
- * following dwords are zero. Returns ndw (0 when ndw is 0). */
+ * following dwords are zero. Returns ndw (0 when ndw is 0). A count above 0 is a "burst" NOP,
+ * which needs SDMA firmware feature_version >= 20 (Linux amdgpu_sdma.c sets burst_nop from
+ * it); the skipped dwords are zeros, which older firmware runs as 1-dword NOPs anyway. */
 static inline SDMA_HD size_t sdma_pkt_nop(uint32_t *dw, size_t ndw)
 {
     size_t i;
@@ -137,12 +150,22 @@ static inline SDMA_HD size_t sdma_pkt_nop(uint32_t *dw, size_t ndw)
     return ndw;
 }
 
+/* `ndw` zero dwords: each is a 1-dword NOP on any firmware. ROCr pads the ring end this way
+ * (amd_blit_sdma.cpp PadRingToEnd: memset 0). Returns ndw. */
+static inline SDMA_HD size_t sdma_pkt_nop_zero(uint32_t *dw, size_t ndw)
+{
+    size_t i;
+    for (i = 0; i < ndw; i++)
+        dw[i] = 0;
+    return ndw;
+}
+
 /* COPY_LINEAR of `bytes` (1..SDMA_COPY_LINEAR_MAX) from src to dst. */
 static inline SDMA_HD size_t sdma_pkt_copy_linear(uint32_t *dw, uint64_t dst, uint64_t src,
                                                   uint32_t bytes)
 {
     dw[0] = SDMA_HDR(SDMA_OP_COPY, SDMA_SUBOP_COPY_LINEAR);
-    dw[1] = bytes - 1u;
+    dw[1] = (bytes - 1u) & SDMA_COPY_COUNT_MASK; /* bits 31:30 are reserved */
     dw[2] = 0; /* swap / cache hints */
     dw[3] = SDMA_LO(src);
     dw[4] = SDMA_HI(src);
@@ -151,8 +174,12 @@ static inline SDMA_HD size_t sdma_pkt_copy_linear(uint32_t *dw, uint64_t dst, ui
     return SDMA_COPY_LINEAR_DW;
 }
 
-/* 2D copy with LINEAR_SUB_WINDOW_LARGE (sub-op 0x24, 20 dwords; MI300-class parts):
- * `rows` rows of `row_bytes` bytes, rows `src_pitch` / `dst_pitch` bytes apart. */
+/* 2D copy with LINEAR_SUB_WINDOW_LARGE (sub-op 0x24, 20 dwords): `rows` rows of `row_bytes`
+ * bytes, rows `src_pitch` / `dst_pitch` bytes apart. The packet is in the SDMA 5.2/6/7
+ * definitions (PAL's gfx12 SDMA_PKT_COPY_LINEAR_SUBWIN_LARGE) but not in the kernel's
+ * vega10_sdma_pkt_open.h that SDMA 4.4 (MI200/MI300) uses, and no public AMD source uses it on
+ * gfx9, nor says whether its pitch/rect fields are minus-one encoded: on gfx9 hardware it is
+ * only sent on request (SHMEM_ENGINE_COPY_2D=large). The soft and cuda engines take it. */
 static inline SDMA_HD size_t sdma_pkt_copy_2d(uint32_t *dw, uint64_t dst, uint32_t dst_pitch,
                                               uint64_t src, uint32_t src_pitch,
                                               uint32_t row_bytes, uint32_t rows)
@@ -180,58 +207,71 @@ static inline SDMA_HD size_t sdma_pkt_copy_2d(uint32_t *dw, uint64_t dst, uint32
     return SDMA_COPY_2D_DW;
 }
 
-/* log2 of the element size (1..16 bytes) that LINEAR_SUB_WINDOW uses for this window:
- * the largest power of two dividing both addresses, both pitches and the row width. */
+/* LINEAR_SUB_WINDOW (sub-op 4, 13 dwords), the 2D copy of every part before gfx12, follows
+ * ROCr's rules (amd_blit_sdma.cpp, SubmitCopyRectCommand and BuildCopyRectCommand): "Hardware
+ * requires DWORD alignment for base address, pitches". Each base goes into the packet aligned
+ * down to a dword, the remainder into x in elements; pitches must be dword multiples (else
+ * copy row by row); the element size (1..16 bytes, log2 in DW0 bits 31:29) must divide both
+ * pitches, the row width and both remainders. Slice pitches are 0 for a 2D window, as ROCr
+ * writes them when rect_z is 1. */
+
+/* log2 of the largest element (up to 16 bytes) for this window. */
 static inline SDMA_HD unsigned sdma_sw13_elem_log2(uint64_t dst, uint32_t dst_pitch, uint64_t src,
                                                    uint32_t src_pitch, uint32_t row_bytes)
 {
-    uint64_t v = dst | src | dst_pitch | src_pitch | row_bytes;
+    uint64_t v = (dst & 3u) | (src & 3u) | dst_pitch | src_pitch | row_bytes;
     unsigned e = 4;
     while (e > 0 && (v & ((1ull << e) - 1)) != 0)
         e--;
     return e;
 }
 
-/* 1 when a window fits the 13-dword LINEAR_SUB_WINDOW fields (14-bit rect, 19-bit pitch). */
+/* 1 when the window can be one LINEAR_SUB_WINDOW packet: dword pitches, each row inside its
+ * pitch after the base's remainder, rect within the 14-bit fields, pitches within 19 bits. */
 static inline SDMA_HD int sdma_pkt_copy_2d_sw13_fits(uint64_t dst, uint32_t dst_pitch,
                                                      uint64_t src, uint32_t src_pitch,
                                                      uint32_t row_bytes, uint32_t rows)
 {
     unsigned e = sdma_sw13_elem_log2(dst, dst_pitch, src, src_pitch, row_bytes);
-    return row_bytes > 0 && rows > 0 && rows <= SDMA_SW13_MAX_RECT &&
-           (row_bytes >> e) <= SDMA_SW13_MAX_RECT && (src_pitch >> e) >= 1 &&
-           (dst_pitch >> e) >= 1 && (src_pitch >> e) <= SDMA_SW13_MAX_PITCH &&
+    return row_bytes > 0 && rows > 0 && rows <= SDMA_SW13_MAX_RECT && (src_pitch & 3u) == 0 &&
+           (dst_pitch & 3u) == 0 && (uint64_t)(src & 3u) + row_bytes <= src_pitch &&
+           (uint64_t)(dst & 3u) + row_bytes <= dst_pitch &&
+           (row_bytes >> e) <= SDMA_SW13_MAX_RECT && (src_pitch >> e) <= SDMA_SW13_MAX_PITCH &&
            (dst_pitch >> e) <= SDMA_SW13_MAX_PITCH;
 }
 
-/* 2D copy with the 13-dword LINEAR_SUB_WINDOW (sub-op 4): the 2D copy of every part before
- * gfx12, gfx90a included. Same arguments as sdma_pkt_copy_2d; the element size is chosen
- * from the alignment of addresses, pitches and width (check sdma_pkt_copy_2d_sw13_fits). */
+/* The packet with element size 2^e (e must suit the window: sdma_sw13_elem_log2 or smaller);
+ * check the window with sdma_pkt_copy_2d_sw13_fits first. */
+static inline SDMA_HD size_t sdma_pkt_copy_2d_sw13_elem(uint32_t *dw, uint64_t dst,
+                                                        uint32_t dst_pitch, uint64_t src,
+                                                        uint32_t src_pitch, uint32_t row_bytes,
+                                                        uint32_t rows, unsigned e)
+{
+    uint32_t sp = src_pitch >> e, dp = dst_pitch >> e, w = row_bytes >> e;
+    dw[0] = SDMA_HDR(SDMA_OP_COPY, SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW) | ((uint32_t)e << 29);
+    dw[1] = SDMA_LO(src & ~3ull);
+    dw[2] = SDMA_HI(src);
+    dw[3] = (uint32_t)((src & 3u) >> e);          /* src_x 13:0 (elements), src_y 29:16 */
+    dw[4] = ((sp - 1u) & 0x7FFFFu) << 13;         /* src_z 10:0, src pitch-1 31:13 */
+    dw[5] = 0;                                    /* src slice pitch-1 27:0: 0, rect_z is 1 */
+    dw[6] = SDMA_LO(dst & ~3ull);
+    dw[7] = SDMA_HI(dst);
+    dw[8] = (uint32_t)((dst & 3u) >> e);          /* dst_x, dst_y */
+    dw[9] = ((dp - 1u) & 0x7FFFFu) << 13;         /* dst_z, dst pitch-1 */
+    dw[10] = 0;                                   /* dst slice pitch-1 */
+    dw[11] = ((w - 1u) & 0x3FFFu) | (((rows - 1u) & 0x3FFFu) << 16); /* rect_x-1, rect_y-1 */
+    dw[12] = 0;                                   /* rect_z-1 */
+    return SDMA_COPY_2D_SW13_DW;
+}
+
+/* The same with the largest element the window allows. */
 static inline SDMA_HD size_t sdma_pkt_copy_2d_sw13(uint32_t *dw, uint64_t dst, uint32_t dst_pitch,
                                                    uint64_t src, uint32_t src_pitch,
                                                    uint32_t row_bytes, uint32_t rows)
 {
-    unsigned e = sdma_sw13_elem_log2(dst, dst_pitch, src, src_pitch, row_bytes);
-    uint32_t sp = src_pitch >> e, dp = dst_pitch >> e, w = row_bytes >> e;
-    uint64_t sslice = (uint64_t)sp * rows, dslice = (uint64_t)dp * rows;
-    if (sslice > 0x10000000ull)
-        sslice = 0x10000000ull;
-    if (dslice > 0x10000000ull)
-        dslice = 0x10000000ull;
-    dw[0] = SDMA_HDR(SDMA_OP_COPY, SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW) | ((uint32_t)e << 29);
-    dw[1] = SDMA_LO(src);
-    dw[2] = SDMA_HI(src);
-    dw[3] = 0;                                   /* src_x 13:0, src_y 29:16 */
-    dw[4] = ((sp - 1u) & 0x7FFFFu) << 13;        /* src_z 10:0, src pitch-1 31:13 */
-    dw[5] = (uint32_t)(sslice - 1u) & 0xFFFFFFFu; /* src slice pitch-1 27:0 */
-    dw[6] = SDMA_LO(dst);
-    dw[7] = SDMA_HI(dst);
-    dw[8] = 0;                                   /* dst_x, dst_y */
-    dw[9] = ((dp - 1u) & 0x7FFFFu) << 13;        /* dst_z, dst pitch-1 */
-    dw[10] = (uint32_t)(dslice - 1u) & 0xFFFFFFFu;
-    dw[11] = ((w - 1u) & 0x3FFFu) | (((rows - 1u) & 0x3FFFu) << 16); /* rect_x-1, rect_y-1 */
-    dw[12] = 0;                                  /* rect_z-1 */
-    return SDMA_COPY_2D_SW13_DW;
+    return sdma_pkt_copy_2d_sw13_elem(dw, dst, dst_pitch, src, src_pitch, row_bytes, rows,
+                                      sdma_sw13_elem_log2(dst, dst_pitch, src, src_pitch,
+                                                          row_bytes));
 }
 
 /* POLL_REGMEM on memory: wait until (*addr & mask) <func> ref, checking every `interval`
@@ -282,7 +322,9 @@ static inline SDMA_HD size_t sdma_pkt_trap(uint32_t *dw, uint32_t context)
     return SDMA_TRAP_DW;
 }
 
-/* CONST_FILL: fill `bytes` (1..SDMA_CONST_FILL_MAX) at dst with the dword `value`. */
+/* CONST_FILL: fill `bytes` (1..SDMA_CONST_FILL_MAX) at dst with the dword `value`. The count
+ * is bytes-1, as the kernel's emit_fill_buffer and kfdtest's SDMA_COUNT write it; bits above
+ * the 22-bit field are reserved and never set. */
 static inline SDMA_HD size_t sdma_pkt_const_fill(uint32_t *dw, uint64_t dst, uint32_t value,
                                                  uint32_t bytes)
 {
@@ -290,7 +332,7 @@ static inline SDMA_HD size_t sdma_pkt_const_fill(uint32_t *dw, uint64_t dst, uin
     dw[1] = SDMA_LO(dst);
     dw[2] = SDMA_HI(dst);
     dw[3] = value;
-    dw[4] = bytes - 1u;
+    dw[4] = (bytes - 1u) & SDMA_FILL_COUNT_MASK;
     return SDMA_CONST_FILL_DW;
 }
 

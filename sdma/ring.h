@@ -25,6 +25,8 @@
 
 /* Ring flags. */
 #define SDMA_RING_SINGLE_PRODUCER 1u /* one producer: no CAS, no ordering wait */
+#define SDMA_RING_BURST_NOP 2u       /* pad with burst NOPs (one header per span) instead of
+                                        zero dwords (1-dword NOPs, any firmware) */
 
 /* Producer-side shared state; each word on its own cache line. */
 struct sdma_ring_ctl {
@@ -75,11 +77,16 @@ static inline SDMA_HD uint32_t sdma_slot_tag(uint64_t index)
     return (uint32_t)(index / SDMA_SLOT_BYTES) + 1u;
 }
 
-/* Fill `ndw` dwords at ring index `index` with NOPs (the span must not cross the ring end). */
+/* Fill `ndw` dwords at ring index `index` with NOPs (the span must not cross the ring end):
+ * zero dwords, or burst NOPs on rings flagged SDMA_RING_BURST_NOP. */
 static inline SDMA_HD void sdma_ring_fill_nops(const struct sdma_ring *r, uint64_t index,
                                                uint64_t ndw)
 {
     uint32_t *p = sdma_ring_at(r, index);
+    if (!(r->flags & SDMA_RING_BURST_NOP)) {
+        sdma_pkt_nop_zero(p, (size_t)ndw);
+        return;
+    }
     while (ndw > 0) {
         size_t n = ndw > SDMA_NOP_MAX_DW ? SDMA_NOP_MAX_DW : (size_t)ndw;
         p += sdma_pkt_nop(p, n);
@@ -89,7 +96,14 @@ static inline SDMA_HD void sdma_ring_fill_nops(const struct sdma_ring *r, uint64
 
 /* Reserve `ndw` dwords (at most half the ring). Returns SDMA_OK and fills *slot,
  * SDMA_ERR_NO_RESOURCE when the ring is full (nothing reserved), SDMA_ERR_INVAL when
- * the request can never fit. Never blocks. */
+ * the request can never fit. Never blocks.
+ *
+ * The write index stays strictly less than one ring ahead of the read index: with
+ * end - rp == size the two are equal modulo the ring, and an engine that compares wrapped
+ * offsets sees an empty ring (and idles while producers wait for it). Every AMD producer
+ * keeps that gap: ROCr amd_blit_sdma.cpp CanWriteUpto ("At most we can submit
+ * (kQueueSize - 1) bytes at a time"), kfdtest BaseQueue.cpp (readPtr - 1 - writePtr),
+ * ROCm/mori anvil_device.hpp ((uptoIndex - cachedHwReadIndex) < queue_size_in_bytes). */
 static inline SDMA_HD int sdma_ring_reserve(const struct sdma_ring *r, uint32_t ndw,
                                             struct sdma_ring_slot *slot)
 {
@@ -106,12 +120,12 @@ static inline SDMA_HD int sdma_ring_reserve(const struct sdma_ring *r, uint32_t 
         pad = off + bytes > r->size ? r->size - off : 0;
         end = cur + pad + bytes;
         rp = sdma_load_relaxed_u64(&c->cached_rptr);
-        if (end - rp > r->size) {
+        if (end - rp >= r->size) {
             /* Cached pointer says full: re-read the engine's. Acquire pairs with the
              * engine's release store of rptr: the engine's reads of the slots we are
              * about to overwrite happened before. */
             rp = sdma_load_acquire_u64(r->rptr);
-            if (end - rp > r->size)
+            if (end - rp >= r->size)
                 return SDMA_ERR_NO_RESOURCE;
             /* A hint only: a stale value written here merely causes an extra re-read. */
             sdma_store_relaxed_u64(&c->cached_rptr, rp);

@@ -9,7 +9,7 @@
 
 #include "sdma/sdma_internal.h"
 
-static _Thread_local char tls_msg[384];
+static _Thread_local char tls_msg[512];
 
 int sdma_seterr(int code, const char *fmt, ...)
 {
@@ -39,6 +39,7 @@ const char *sdma_strerror(int code)
     case SDMA_ERR_QUEUE: return "queue in error state";
     case SDMA_ERR_UNSUPPORTED: return "operation not supported by this engine";
     case SDMA_ERR_SYSTEM: return "system or driver call failed";
+    case SDMA_ERR_UNMAPPED: return "memory not mapped for the copy engine";
     default: return "unknown status";
     }
 }
@@ -59,6 +60,25 @@ static void nap(unsigned *backoff_us)
 }
 
 /* ------------------------------------------------------------------ engines */
+
+int sdma_config_set_pci(struct sdma_engine_config *cfg, const char *bus_id)
+{
+    unsigned dom = 0, bus, dev, fn;
+    char extra;
+    if (!cfg || !bus_id)
+        return SDMA_ERR_INVAL;
+    if (sscanf(bus_id, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &extra) != 4) {
+        dom = 0;
+        if (sscanf(bus_id, "%x:%x.%x%c", &bus, &dev, &fn, &extra) != 3)
+            return SDMA_ERR_INVAL;
+    }
+    if (bus > 0xFF || dev > 0x1F || fn > 7)
+        return SDMA_ERR_INVAL;
+    cfg->pci_domain = dom;
+    cfg->pci_bdf = (bus << 8) | (dev << 3) | fn;
+    cfg->pci_valid = 1;
+    return SDMA_OK;
+}
 
 int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
                      struct sdma_engine **out, char *err, size_t errlen)
@@ -98,10 +118,12 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
         return SDMA_ERR_NOT_BUILT;
 #endif
     } else if (!strcmp(kind, "auto")) {
-        ops = &sdma_soft_ops;
+        /* hsakmt when it opens here (one open, no separate probe: the driver's topology is
+         * process-wide state that only the real user should take), else soft. */
 #ifdef SDMA_HAVE_HSAKMT
-        if (sdma_hsakmt_probe(tmp, sizeof tmp))
-            ops = &sdma_hsakmt_ops;
+        ops = &sdma_hsakmt_ops;
+#else
+        ops = &sdma_soft_ops;
 #endif
     } else {
         snprintf(err, errlen, "unknown copy engine \"%s\" (expected auto, soft, hsakmt, cuda or "
@@ -115,6 +137,9 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
         return SDMA_ERR_NOMEM;
     }
     e->ops = ops;
+    e->caps = ops->caps;
+    e->host_atomics = 1;
+    snprintf(e->target, sizeof e->target, "%s", ops->name);
     if (cfg)
         e->cfg = *cfg;
     if (e->cfg.poll_timeout_s <= 0)
@@ -126,12 +151,18 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
     snprintf(e->ring_setting, sizeof e->ring_setting, "%s",
              e->cfg.ring_setting ? e->cfg.ring_setting : "the ring size (ring_bytes)");
     e->cfg.ring_setting = e->ring_setting;
+    /* The soft and cuda engines decode both 2D forms; hardware engines resolve AUTO by
+     * target in their open. */
     e->copy_2d = e->cfg.copy_2d == SDMA_COPY_2D_SW13 ? SDMA_COPY_2D_SW13 : SDMA_COPY_2D_LARGE;
 
     rc = ops->open(e, err, errlen);
 #ifdef SDMA_HAVE_HSAKMT
     if (rc == SDMA_ERR_UNAVAILABLE && !strcmp(kind, "auto")) {
         e->ops = ops = &sdma_soft_ops;
+        e->caps = ops->caps;
+        e->host_atomics = 1;
+        snprintf(e->target, sizeof e->target, "%s", ops->name);
+        e->copy_2d = e->cfg.copy_2d == SDMA_COPY_2D_SW13 ? SDMA_COPY_2D_SW13 : SDMA_COPY_2D_LARGE;
         err[0] = '\0';
         rc = ops->open(e, err, errlen);
     }
@@ -154,7 +185,20 @@ void sdma_engine_close(struct sdma_engine *e)
 
 int sdma_engine_progress(struct sdma_engine *e)
 {
-    return e && e->ops->progress ? e->ops->progress(e) : 0;
+    if (!e)
+        return 0;
+    if (e->ops->progress)
+        return e->ops->progress(e);
+    /* A hardware engine runs by itself; its waiters look for faults now and then (a queue
+     * that faulted stops, and the driver tells only when asked). */
+    if (e->ops->health) {
+        uint64_t t = (uint64_t)(now_s() * 1e6);
+        if (t - __atomic_load_n(&e->health_at_us, __ATOMIC_RELAXED) > 1000) {
+            __atomic_store_n(&e->health_at_us, t, __ATOMIC_RELAXED);
+            e->ops->health(e);
+        }
+    }
+    return 0;
 }
 
 int sdma_engine_copy_2d_format(const struct sdma_engine *e)
@@ -164,7 +208,24 @@ int sdma_engine_copy_2d_format(const struct sdma_engine *e)
 
 unsigned sdma_engine_caps(const struct sdma_engine *e)
 {
-    return e ? e->ops->caps : 0;
+    return e ? e->caps : 0;
+}
+
+const char *sdma_engine_target(const struct sdma_engine *e)
+{
+    return e ? e->target : "none";
+}
+
+int sdma_engine_reaches(struct sdma_engine *e, const void *addr, size_t len)
+{
+    if (!e || !addr)
+        return 0;
+    return !e->ops->classify || e->ops->classify(e, addr, len) != SDMA_MEM_UNREACHABLE;
+}
+
+int sdma_engine_check(struct sdma_engine *e)
+{
+    return e && e->ops->health ? e->ops->health(e) : 0;
 }
 
 const char *sdma_engine_name(const struct sdma_engine *e)
@@ -177,6 +238,13 @@ int sdma_engine_map(struct sdma_engine *e, void *addr, size_t len)
     if (!e || !addr)
         return SDMA_ERR_INVAL;
     return e->ops->map ? e->ops->map(e, addr, len) : SDMA_OK;
+}
+
+int sdma_engine_declare(struct sdma_engine *e, void *addr, size_t len, int device)
+{
+    if (!e || !addr)
+        return SDMA_ERR_INVAL;
+    return e->ops->declare && len ? e->ops->declare(e, addr, len, device) : SDMA_OK;
 }
 
 int sdma_engine_unmap(struct sdma_engine *e, void *addr)
@@ -234,6 +302,8 @@ int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
         free(q);
         return rc;
     }
+    if (e->cfg.burst_nop)
+        q->ring.flags |= SDMA_RING_BURST_NOP;
     *out = q;
     return SDMA_OK;
 }
@@ -304,7 +374,7 @@ int sdma_queue_error(const struct sdma_queue *q, char *msg, size_t len)
 
 static int queue_failed(const struct sdma_queue *q)
 {
-    char m[320];
+    char m[512];
     if (!sdma_queue_error(q, m, sizeof m))
         return 0;
     sdma_seterr(SDMA_ERR_QUEUE, "%s", m);
@@ -363,6 +433,9 @@ static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot 
             sdma_spin_pause(spins);
             continue;
         }
+        /* A stalled hardware queue may have faulted: ask the engine. */
+        if (sdma_engine_check(q->eng) && queue_failed(q))
+            return SDMA_ERR_QUEUE;
         rp = sdma_load_relaxed_u64(q->ring.rptr);
         if (t0 == 0 || rp != seen) {
             t0 = now_s();
@@ -407,6 +480,23 @@ int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw)
 
 #define PTR(p) ((uint64_t)(uintptr_t)(p))
 
+/* SDMA_OK when the engine reaches [p, p+len) (*kind: SDMA_MEM_HOST or _DEVICE), else
+ * SDMA_ERR_UNMAPPED with a message: nothing of the operation is queued. */
+static int reach(struct sdma_queue *q, const void *p, uint64_t len, int *kind)
+{
+    struct sdma_engine *e = q->eng;
+    int k = SDMA_MEM_HOST;
+    if (e->ops->classify && len)
+        k = e->ops->classify(e, p, (size_t)len);
+    if (kind)
+        *kind = k;
+    if (k != SDMA_MEM_UNREACHABLE)
+        return SDMA_OK;
+    return sdma_seterr(SDMA_ERR_UNMAPPED, "%s: %p (+%llu bytes) is not mapped for the copy "
+                                          "engine (%s): map it first (sdma_engine_map)",
+                       e->ops->name, p, (unsigned long long)len, e->target);
+}
+
 int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
 {
     uint32_t dw[SDMA_COPY_LINEAR_DW];
@@ -414,6 +504,8 @@ int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
     int rc;
     if (!q || (bytes && (!dst || !src)))
         return SDMA_ERR_INVAL;
+    if (bytes && ((rc = reach(q, src, bytes, NULL)) || (rc = reach(q, dst, bytes, NULL))))
+        return rc;
     max = q->eng->cfg.max_copy_bytes;
     while (bytes > 0) {
         uint32_t n = (uint32_t)(bytes > max ? max : bytes);
@@ -428,29 +520,32 @@ int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
     return SDMA_OK;
 }
 
-/* 2D with the 13-dword format: tiles of at most 16384 rows x 16384 elements; rows one by
- * one when a pitch does not fit. */
+/* 2D with the 13-dword format (packets.h: ROCr's rules): tiles of at most 16384 rows x 16384
+ * elements, one element size for the whole window (tile edges are dword multiples, so each
+ * tile keeps the bases' remainders); rows one by one when a pitch is not a dword multiple,
+ * a row does not fit its pitch past the remainder, or a pitch is too wide. */
 static int copy_2d_sw13(struct sdma_queue *q, char *dst, size_t dp, const char *src, size_t sp,
                         size_t w, size_t rows)
 {
     uint32_t dw[SDMA_COPY_2D_SW13_DW];
-    size_t r, c;
+    size_t r, c, maxw;
     int rc;
     unsigned e = sdma_sw13_elem_log2(PTR(dst), (uint32_t)dp, PTR(src), (uint32_t)sp, (uint32_t)w);
-    size_t maxw = (size_t)SDMA_SW13_MAX_RECT << e;
-    if ((sp >> e) > SDMA_SW13_MAX_PITCH || (dp >> e) > SDMA_SW13_MAX_PITCH) {
+    if ((dp & 3) || (sp & 3) || (PTR(dst) & 3) + w > dp || (PTR(src) & 3) + w > sp ||
+        (sp >> e) > SDMA_SW13_MAX_PITCH || (dp >> e) > SDMA_SW13_MAX_PITCH) {
         for (r = 0; r < rows; r++)
             if ((rc = sdma_copy(q, dst + r * dp, src + r * sp, w)))
                 return rc;
         return SDMA_OK;
     }
+    maxw = (size_t)SDMA_SW13_MAX_RECT << e;
     for (r = 0; r < rows; r += SDMA_SW13_MAX_RECT) {
         size_t nr = rows - r < SDMA_SW13_MAX_RECT ? rows - r : SDMA_SW13_MAX_RECT;
         for (c = 0; c < w; c += maxw) {
             size_t nc = w - c < maxw ? w - c : maxw;
-            sdma_pkt_copy_2d_sw13(dw, PTR(dst + r * dp + c), (uint32_t)dp,
-                                  PTR(src + r * sp + c), (uint32_t)sp, (uint32_t)nc,
-                                  (uint32_t)nr);
+            sdma_pkt_copy_2d_sw13_elem(dw, PTR(dst + r * dp + c), (uint32_t)dp,
+                                       PTR(src + r * sp + c), (uint32_t)sp, (uint32_t)nc,
+                                       (uint32_t)nr, e);
             if ((rc = sdma_queue_submit(q, dw, SDMA_COPY_2D_SW13_DW)))
                 return rc;
         }
@@ -462,6 +557,7 @@ int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *
                  size_t src_pitch, size_t row_bytes, size_t rows)
 {
     uint32_t dw[SDMA_COPY_2D_DW];
+    int rc;
     if (!q || !dst || !src)
         return SDMA_ERR_INVAL;
     if (row_bytes == 0 || rows == 0)
@@ -471,6 +567,9 @@ int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *
         return sdma_seterr(SDMA_ERR_INVAL, "sdma: 2D window %zux%zu with pitches %zu/%zu does "
                                            "not fit 32-bit fields", row_bytes, rows, dst_pitch,
                            src_pitch);
+    if ((rc = reach(q, src, (uint64_t)(rows - 1) * src_pitch + row_bytes, NULL)) ||
+        (rc = reach(q, dst, (uint64_t)(rows - 1) * dst_pitch + row_bytes, NULL)))
+        return rc;
     if (q->eng->copy_2d == SDMA_COPY_2D_SW13)
         return copy_2d_sw13(q, dst, dst_pitch, src, src_pitch, row_bytes, rows);
     sdma_pkt_copy_2d(dw, PTR(dst), (uint32_t)dst_pitch, PTR(src), (uint32_t)src_pitch,
@@ -481,21 +580,49 @@ int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *
 int sdma_poll(struct sdma_queue *q, const uint32_t *addr, uint32_t ref, uint32_t mask, int func)
 {
     uint32_t dw[SDMA_POLL_DW];
+    int rc;
     if (!q || !addr || ((uintptr_t)addr & 3) || func < SDMA_POLL_ALWAYS || func > SDMA_POLL_GT)
         return SDMA_ERR_INVAL;
+    if ((rc = reach(q, addr, 4, NULL)))
+        return rc;
     sdma_pkt_poll(dw, PTR(addr), ref, mask, func, 10, SDMA_POLL_RETRY_FOREVER);
     return sdma_queue_submit(q, dw, SDMA_POLL_DW);
+}
+
+/* An ATOMIC on host memory crosses the GPU's link to the CPU as a PCIe AtomicOp. Without
+ * them (KFD's io-link flag NoAtomics64bit), ROCr completes its signals with FENCEs instead
+ * (amd_blit_sdma.cpp SubmitCommand: "On agent that does not support platform atomic, we
+ * replace it with one or two fence packet(s)", the high word first): a SWAP can be written
+ * that way; an ADD or a compare-swap cannot. */
+static int atomic_as_fences(struct sdma_queue *q, void *addr, int op, uint64_t src)
+{
+    uint32_t dw[2 * SDMA_FENCE_DW];
+    size_t n = 0;
+    int base = op & 0x1F;
+    if (base != SDMA_ATOMIC_SWAP32)
+        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "%s: an SDMA atomic (operation 0x%02x) on host "
+                                                 "memory at %p needs PCIe 64-bit atomics, which "
+                                                 "the link of %s lacks", q->eng->ops->name, op,
+                           addr, q->eng->target);
+    if (op & SDMA_ATOMIC_FLAG_64)
+        n += sdma_pkt_fence(dw, PTR((uint32_t *)addr + 1), (uint32_t)(src >> 32));
+    n += sdma_pkt_fence(dw + n, PTR(addr), (uint32_t)src);
+    return sdma_queue_submit(q, dw, n);
 }
 
 int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t cmp)
 {
     uint32_t dw[SDMA_ATOMIC_DW];
-    int base = op & 0x1F;
+    int base = op & 0x1F, kind, rc;
     if (!q || !addr || (op & ~0x7F) ||
         (base != SDMA_ATOMIC_ADD32 && base != SDMA_ATOMIC_CMPSWAP32 &&
          base != SDMA_ATOMIC_SWAP32) ||
         ((uintptr_t)addr & ((op & SDMA_ATOMIC_FLAG_64) ? 7 : 3)))
         return SDMA_ERR_INVAL;
+    if ((rc = reach(q, addr, (op & SDMA_ATOMIC_FLAG_64) ? 8 : 4, &kind)))
+        return rc;
+    if (kind == SDMA_MEM_HOST && !q->eng->host_atomics)
+        return atomic_as_fences(q, addr, op, src);
     sdma_pkt_atomic(dw, PTR(addr), op, src, cmp);
     return sdma_queue_submit(q, dw, SDMA_ATOMIC_DW);
 }
@@ -503,8 +630,11 @@ int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t
 int sdma_fence(struct sdma_queue *q, uint32_t *addr, uint32_t value)
 {
     uint32_t dw[SDMA_FENCE_DW];
+    int rc;
     if (!q || !addr || ((uintptr_t)addr & 3))
         return SDMA_ERR_INVAL;
+    if ((rc = reach(q, addr, 4, NULL)))
+        return rc;
     sdma_pkt_fence(dw, PTR(addr), value);
     return sdma_queue_submit(q, dw, SDMA_FENCE_DW);
 }
@@ -515,6 +645,8 @@ int sdma_const_fill(struct sdma_queue *q, void *dst, uint32_t value, size_t byte
     int rc;
     if (!q || (bytes && !dst))
         return SDMA_ERR_INVAL;
+    if (bytes && (rc = reach(q, dst, bytes, NULL)))
+        return rc;
     while (bytes > 0) {
         /* Chunks stay multiples of 4 so the dword pattern keeps its phase. */
         uint32_t n = (uint32_t)(bytes > SDMA_CONST_FILL_MAX ? SDMA_CONST_FILL_MAX : bytes);
@@ -539,8 +671,11 @@ int sdma_trap(struct sdma_queue *q, uint32_t context)
 int sdma_timestamp(struct sdma_queue *q, uint64_t *addr)
 {
     uint32_t dw[SDMA_TIMESTAMP_DW];
+    int rc;
     if (!q || !addr || ((uintptr_t)addr & 31))
         return SDMA_ERR_INVAL;
+    if ((rc = reach(q, addr, 8, NULL)))
+        return rc;
     sdma_pkt_timestamp(dw, PTR(addr));
     return sdma_queue_submit(q, dw, SDMA_TIMESTAMP_DW);
 }
@@ -568,6 +703,24 @@ int sdma_queue_test(struct sdma_queue *q, uint64_t mark)
     return (int32_t)(v - (uint32_t)(mark >> 2)) >= 0;
 }
 
+/* Where a queue that does not finish stands: the engine's read pointer, and the packet
+ * header it stopped at (what a user sends back from a stuck hardware queue). */
+static int quiet_timeout(struct sdma_queue *q, double timeout_s)
+{
+    const struct sdma_ring *r = &q->ring;
+    uint64_t rp = sdma_load_acquire_u64(r->rptr), wp = sdma_load_acquire_u64(r->wptr);
+    if (rp == wp || (q->flags & SDMA_QUEUE_TAGGED))
+        return sdma_seterr(SDMA_ERR_TIMEOUT, "sdma: queue '%s': quiet timed out after %.3g s "
+                                             "(%s; read pointer at the write pointer %llu)",
+                           q->label, timeout_s, q->eng->target, (unsigned long long)wp);
+    return sdma_seterr(SDMA_ERR_TIMEOUT, "sdma: queue '%s': quiet timed out after %.3g s (%s): "
+                                         "the engine stands at byte %llu of %llu published, ring "
+                                         "offset %llu, packet header 0x%08x",
+                       q->label, timeout_s, q->eng->target, (unsigned long long)rp,
+                       (unsigned long long)wp, (unsigned long long)(rp & (r->size - 1)),
+                       *sdma_ring_at(r, rp));
+}
+
 int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
 {
     uint64_t mark;
@@ -589,13 +742,14 @@ int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
             sdma_spin_pause(spins);
             continue;
         }
+        /* A hardware queue that faulted stops; the driver says so at once. */
+        if ((spins & 63) == 0 && sdma_engine_check(q->eng) && queue_failed(q))
+            return SDMA_ERR_QUEUE;
         double t = now_s();
         if (t0 == 0)
             t0 = t;
         else if (t - t0 > timeout_s)
-            return sdma_seterr(SDMA_ERR_TIMEOUT, "sdma: queue '%s': quiet timed out after "
-                                                 "%.3g s (engine %s)", q->label, timeout_s,
-                               q->eng->ops->name);
+            return quiet_timeout(q, timeout_s);
         /* Yield for the first 0.5 ms (a copy of a few MiB): a sleep lasts at least the
          * timer slack (50 us), longer than many copies. Then sleep, backing off. */
         if (t - t0 < 500e-6) {

@@ -43,9 +43,17 @@ typedef int (*sdma_addr_check_fn)(void *arg, uint64_t addr, uint64_t len, int wr
 typedef void (*sdma_trap_fn)(void *arg, struct sdma_queue *q, uint32_t context);
 
 /* 2D copy packet formats. */
-#define SDMA_COPY_2D_AUTO 0  /* by target: LARGE on gfx94x/gfx950 and in the soft engine */
-#define SDMA_COPY_2D_LARGE 1 /* LINEAR_SUB_WINDOW_LARGE, 20 dwords */
-#define SDMA_COPY_2D_SW13 2  /* LINEAR_SUB_WINDOW, 13 dwords (pre-gfx12 parts, gfx90a) */
+#define SDMA_COPY_2D_AUTO 0  /* by target: SW13 on AMD gfx9 hardware, LARGE in the soft and
+                                cuda engines */
+#define SDMA_COPY_2D_LARGE 1 /* LINEAR_SUB_WINDOW_LARGE, 20 dwords (SDMA 5.2+; unverified on
+                                SDMA 4.4) */
+#define SDMA_COPY_2D_SW13 2  /* LINEAR_SUB_WINDOW, 13 dwords (every part before gfx12) */
+
+/* What an engine's queues mostly carry (hsakmt: the queue type, ROCr's rule: PCIe-optimised
+ * queues for host memory, XGMI-optimised ones between GPUs). */
+#define SDMA_LINK_AUTO 0 /* XGMI queues where the GPU has XGMI engines, else PCIe */
+#define SDMA_LINK_PCIE 1
+#define SDMA_LINK_XGMI 2
 
 #define SDMA_RING_DEFAULT_BYTES (1u << 20)
 
@@ -59,11 +67,25 @@ struct sdma_engine_config {
     sdma_trap_fn trap; /* soft: TRAP callback, NULL = ignore */
     void *trap_arg;
     const char *ring_setting; /* name of the setting that sizes rings, quoted on "ring full" */
-    int gpu;                  /* hsakmt: index of the GPU among the KFD GPU nodes */
+    /* hsakmt: which GPU's engines. By PCI location when pci_valid (the GPU a HIP device is,
+     * whatever HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES renumbered); else `gpu` indexes the
+     * KFD GPU nodes that have SDMA engines, after ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES
+     * (numeric lists) have filtered them, taken modulo their number. */
+    int gpu;
+    int pci_valid;
+    uint32_t pci_domain;
+    uint32_t pci_bdf;         /* bus << 8 | device << 3 | function (KFD's LocationId) */
     int copy_2d;              /* SDMA_COPY_2D_* */
+    int queue_link;           /* SDMA_LINK_*: default of sdma_queue_attr.link */
+    int burst_nop;            /* pad rings with burst NOPs (SDMA firmware feature_version >= 20)
+                                 instead of zero dwords */
     int stream_waits;         /* cuda: POLLs on registered host words wait in the stream
                                  too (needs CUDA_MODULE_LOADING=EAGER); 0: the proxy polls */
 };
+
+/* Parse a PCI bus id ("dddd:bb:dd.f" as hipDeviceGetPCIBusId writes it, or "bb:dd.f") into
+ * cfg's pci_domain / pci_bdf; sets pci_valid. Returns 0, or SDMA_ERR_INVAL. */
+int sdma_config_set_pci(struct sdma_engine_config *cfg, const char *bus_id);
 
 /* Open an engine of `kind` (auto|soft|hsakmt|cuda|none; NULL or "" = auto).
  * SDMA_ERR_DISABLED for "none", SDMA_ERR_NOT_BUILT for kinds missing from this build,
@@ -80,13 +102,35 @@ const char *sdma_engine_name(const struct sdma_engine *e);
 #define SDMA_CAP_GPU_RINGS 4u     /* the engine's own rings, pointers and doorbells are mapped
                                      into the GPU: kernels may produce on its queues with the
                                      doorbell protocol (device/ring_dev.h) */
+#define SDMA_CAP_GPU_DOORBELL 8u  /* ... and a doorbell stored by a kernel is known to start the
+                                     engine on this target (AMD: shown by ROCm/mori on gfx94x
+                                     and gfx950; not on gfx90a) */
 unsigned sdma_engine_caps(const struct sdma_engine *e);
+/* What the engine runs on, for messages: "soft", "hsakmt: GPU node 2 (gfx942, 0000:29:00.0)". */
+const char *sdma_engine_target(const struct sdma_engine *e);
 /* The 2D copy packet the engine takes: SDMA_COPY_2D_LARGE or SDMA_COPY_2D_SW13 (by target). */
 int sdma_engine_copy_2d_format(const struct sdma_engine *e);
-/* Make [addr, addr+len) reachable by the engine (hsakmt: register and map it into the GPU's
- * page tables; soft: nothing to do). Peer memory must be mapped before a packet names it. */
+/* Make [addr, addr+len) reachable by the engine (hsakmt: register and map the pages into the
+ * GPU's page tables, unless the driver already has them mapped for it; soft: nothing to do).
+ * Memory must be reachable before a packet names it. Mappings are cached: mapping a range
+ * that is already reachable does nothing; they are undone by sdma_engine_unmap(addr) with
+ * the same address, or when the engine closes. The memory must stay mapped in the process
+ * until then. */
 int sdma_engine_map(struct sdma_engine *e, void *addr, size_t len);
 int sdma_engine_unmap(struct sdma_engine *e, void *addr);
+/* [addr, addr+len) is mapped for the engine's GPU by its owner (e.g. the GPU runtime's device
+ * heap and IPC mappings: a libhsakmt of the runtime's own cannot be asked about them);
+ * device: it is GPU memory. Forgotten by sdma_engine_unmap(addr) or at close. */
+int sdma_engine_declare(struct sdma_engine *e, void *addr, size_t len, int device);
+/* 1 when every byte of [addr, addr+len) is reachable by the engine (see sdma_engine_map). The
+ * convenience operations below check their addresses this way and refuse with
+ * SDMA_ERR_UNMAPPED (nothing queued); raw packets are not checked (an address the GPU does
+ * not map makes a hardware queue fault). */
+int sdma_engine_reaches(struct sdma_engine *e, const void *addr, size_t len);
+/* Look for hardware failures now (hsakmt: a GPU memory access fault reported by the driver)
+ * and put the queues they stopped in the error state. Returns the number of queues that
+ * failed. Waits in this layer do it by themselves. */
+int sdma_engine_check(struct sdma_engine *e);
 /* Import a peer's dma-buf (hsakmt) and map it; *addr gets its address here. */
 int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr);
 
@@ -100,12 +144,16 @@ int sdma_engine_progress(struct sdma_engine *e);
 #define SDMA_QUEUE_SINGLE_PRODUCER 1u /* one submitting thread: skip the CAS and the wait */
 #define SDMA_QUEUE_TAGGED 2u /* producers publish tagged slots (sdma/ring.h), no doorbell:
                                 soft and cuda engines; GPU producers only */
+#define SDMA_QUEUE_GPU_PRODUCER 4u /* kernels write the packets (hsakmt: the ring in the GPU's
+                                      memory, as ROCm/mori's; host-written rings are in
+                                      system memory, as ROCr's and kfdtest's) */
 
 struct sdma_queue_attr {
     size_t ring_bytes; /* power of two; 0 = SDMA_RING_DEFAULT_BYTES */
     const char *label; /* for messages */
     unsigned flags;    /* SDMA_QUEUE_* */
     int engine_id;     /* hsakmt: SDMA engine, -1 = the driver's choice */
+    int link;          /* SDMA_LINK_*; AUTO: the engine's queue_link */
     /* Caller-provided ring (soft engine only): all five set, or all NULL. The pointers must
      * start equal (normally 0) and the control block zeroed; they stay owned by the caller
      * and must outlive the queue. This lets other producers (GPU kernels) share the ring. */
@@ -142,7 +190,10 @@ int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *
 /* Block the queue until (*addr & mask) <func> ref (SDMA_POLL_*), forever (bounded by the
  * soft engine's poll deadline). */
 int sdma_poll(struct sdma_queue *q, const uint32_t *addr, uint32_t ref, uint32_t mask, int func);
-/* SDMA_ATOMIC_* on a 32/64-bit word; the returned (old) value is not delivered. */
+/* SDMA_ATOMIC_* on a 32/64-bit word; the returned (old) value is not delivered. On host
+ * memory behind a link without PCIe atomics (hsakmt, as ROCr's SubmitCommand handles it) a
+ * SWAP becomes FENCEs (a 64-bit one writes the high word first), other operations return
+ * SDMA_ERR_UNSUPPORTED: the caller applies them after a quiet. */
 int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t cmp);
 /* Write value to *addr once everything before it on the queue is complete. */
 int sdma_fence(struct sdma_queue *q, uint32_t *addr, uint32_t value);

@@ -21,14 +21,29 @@ struct sdma_engine_ops {
     int (*map)(struct sdma_engine *e, void *addr, size_t len);
     int (*unmap)(struct sdma_engine *e, void *addr);
     int (*import_dmabuf)(struct sdma_engine *e, int fd, size_t len, void **addr);
-    unsigned caps; /* SDMA_CAP_* */
+    /* Record memory its owner mapped for the engine's GPU (sdma_engine_declare). */
+    int (*declare)(struct sdma_engine *e, void *addr, size_t len, int device);
+    /* Where [addr, addr+len) is for the engine: SDMA_MEM_*. NULL: reachable host memory. */
+    int (*classify)(struct sdma_engine *e, const void *addr, size_t len);
+    /* Notice hardware failures, put the queues they stopped in the error state; returns how
+     * many failed. NULL: none to notice. */
+    int (*health)(struct sdma_engine *e);
+    unsigned caps; /* SDMA_CAP_*: the default of sdma_engine.caps */
 };
+
+#define SDMA_MEM_UNREACHABLE 0
+#define SDMA_MEM_HOST 1   /* system memory (host heap, registered user memory) */
+#define SDMA_MEM_DEVICE 2 /* GPU memory */
 
 struct sdma_engine {
     const struct sdma_engine_ops *ops;
     struct sdma_engine_config cfg; /* defaults applied */
     char ring_setting[64];
     int copy_2d; /* resolved SDMA_COPY_2D_LARGE or _SW13 */
+    unsigned caps;     /* SDMA_CAP_*, set by open */
+    int host_atomics;  /* ATOMIC packets may target host memory (PCIe atomics on the link) */
+    char target[128];  /* sdma_engine_target() */
+    uint64_t health_at_us; /* when sdma_engine_progress last asked ops->health */
     void *priv;
 };
 
@@ -58,7 +73,7 @@ struct sdma_queue {
     unsigned flags;
     int state;
     char label[64];
-    char errmsg[320]; /* written before state is released as SDMA_QSTATE_ERROR */
+    char errmsg[512]; /* written before state is released as SDMA_QSTATE_ERROR */
     void *priv;
 };
 
@@ -74,8 +89,6 @@ extern const struct sdma_engine_ops sdma_cuda_ops;
 #endif
 #ifdef SDMA_HAVE_HSAKMT
 extern const struct sdma_engine_ops sdma_hsakmt_ops;
-/* 1 when hsakmt can run here; else 0 and a message. */
-int sdma_hsakmt_probe(char *err, size_t errlen);
 #endif
 
 #endif

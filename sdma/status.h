@@ -14,7 +14,9 @@ enum sdma_status {
     SDMA_ERR_TIMEOUT = -7,      /* a bounded wait expired */
     SDMA_ERR_QUEUE = -8,        /* the queue stopped in an error state */
     SDMA_ERR_UNSUPPORTED = -9,  /* operation not offered by this engine */
-    SDMA_ERR_SYSTEM = -10       /* a system or driver call failed */
+    SDMA_ERR_SYSTEM = -10,      /* a system or driver call failed */
+    SDMA_ERR_UNMAPPED = -11     /* an address the engine cannot reach (not mapped for its GPU);
+                                   nothing was queued */
 };
 
 #endif

@@ -27,6 +27,31 @@ struct shmemi_ctx_pending {
     uint64_t *done;   /* operations a finished quiet completed */
 };
 
+/* Every address the engine is handed must be mapped for its GPU (a hardware engine runs in
+ * the GPU's virtual memory): each PE's host heap and data segment as mapped in this process
+ * (registered once here, until finalize), and on a device heap every PE's heap as the GPU
+ * runtime mapped it for this PE's GPU. Other memory (a caller's private buffer) is checked
+ * per transfer: one the engine does not reach is copied by the caller. */
+static void map_symmetric(void) {
+    const char *what = "host heap";
+    int rc = 0, pe;
+    for (pe = 0; pe < shmemi.n_pes && !rc; pe++) {
+        rc = sdma_engine_map(engine, shmemi.peers[pe].heap, shmemi.heap_size);
+        if (!rc && shmemi.data_size && shmemi.peers[pe].data) {
+            what = "global and static variables";
+            rc = sdma_engine_map(engine, shmemi.peers[pe].data, shmemi.data_size);
+        }
+        if (!rc && shmemi.heap_kind == SHMEMI_HEAP_DEVICE && shmemi.peers[pe].dev) {
+            what = "device heap";
+            rc = sdma_engine_declare(engine, shmemi.peers[pe].dev, shmemi.dev_size, 1);
+        }
+    }
+    if (rc)
+        shmemi_fatal("SHMEM_COPY_ENGINE=%s: cannot map PE %d's %s for the copy engine (%s): %s",
+                     shmemi.cfg.COPY_ENGINE, pe - 1, what, sdma_engine_target(engine),
+                     sdma_last_error());
+}
+
 int shmemi_engine_init(void) {
     const char *kind = shmemi.cfg.COPY_ENGINE;
     if (!strcmp(kind, "none"))
@@ -36,15 +61,34 @@ int shmemi_engine_init(void) {
     if (!strcmp(kind, "auto") && shmemi.heap_kind == SHMEMI_HEAP_DEVICE)
         kind = "cuda";
 #endif
+    /* A host heap (every CPU build) gets the soft engine unless a hardware one is asked for:
+     * auto never picks an engine whose GPU would need mappings nobody asked to make. */
+    if (!strcmp(kind, "auto") && shmemi.heap_kind != SHMEMI_HEAP_DEVICE)
+        kind = "soft";
     struct sdma_engine_config cfg = {0};
     cfg.stream_waits = shmemi.cfg.CUDA_STREAM_WAITS;
     cfg.poll_timeout_s = shmemi.cfg.ENGINE_TIMEOUT;
     cfg.ring_setting = "SHMEM_ENGINE_RING_SIZE";
+    cfg.max_copy_bytes = shmemi.cfg.ENGINE_COPY_CHUNK;
+    cfg.burst_nop = shmemi.cfg.ENGINE_BURST_NOP;
     if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
         cfg.copy_2d = SDMA_COPY_2D_LARGE;
     else if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "sw13"))
         cfg.copy_2d = SDMA_COPY_2D_SW13;
-    char err[256] = "";
+    /* hsakmt: this PE's GPU. In a GPU build the one its heap is on, by PCI location (KFD
+     * numbers nodes otherwise than the runtime numbers devices); else the same spread as GPU
+     * builds (SHMEM_DEVICE_ID, or the local rank) over the visible GPUs. Host memory goes
+     * over PCIe-optimised queues, GPU memory over XGMI ones. */
+    cfg.gpu = shmemi.cfg.DEVICE_ID >= 0 ? (int)shmemi.cfg.DEVICE_ID : shmemi.boot->local_rank;
+    cfg.queue_link = shmemi.heap_kind == SHMEMI_HEAP_DEVICE ? SDMA_LINK_AUTO : SDMA_LINK_PCIE;
+#ifdef SHMEM_GPU_HIP
+    char bus[32];
+    if (shmemi.heap_kind == SHMEMI_HEAP_DEVICE && !shmemi_gpu_bus_id(bus, sizeof(bus)) &&
+        sdma_config_set_pci(&cfg, bus))
+        shmemi_debug("GPU PCI location \"%s\" not understood: the copy engine takes GPU %d of "
+                     "the visible ones", bus, cfg.gpu);
+#endif
+    char err[512] = "";
     int rc = sdma_engine_open(kind, &cfg, &engine, err, sizeof(err));
     if (rc) {
         if (!strcmp(kind, "auto")) {
@@ -55,13 +99,14 @@ int shmemi_engine_init(void) {
         shmemi_fatal("SHMEM_COPY_ENGINE=%s cannot be used: %s", kind, err);
     }
     engine_name = sdma_engine_name(engine);
+    map_symmetric();
     size_t ring = shmemi.cfg.ENGINE_RING_SIZE;
     if (ring < 4096 || (ring & (ring - 1)))
         shmemi_fatal("SHMEM_ENGINE_RING_SIZE=%zu must be a power of two of at least 4096", ring);
     rma_idle_at = calloc((size_t)shmemi.n_pes, sizeof(*rma_idle_at));
     if (!rma_idle_at)
         return -1;
-    shmemi_debug("copy engine: %s", engine_name);
+    shmemi_debug("copy engine: %s", sdma_engine_target(engine));
     return 0;
 }
 
@@ -127,8 +172,9 @@ int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t 
         return 0;
     struct sdma_queue *q = shmemi_rma_queue(pe);
     int rc = sdma_copy(q, dst, src, bytes);
-    if (rc == SDMA_ERR_NO_RESOURCE)
-        return 0; /* ring full: the caller copies itself */
+    /* Ring full, or memory the engine's GPU does not map: the caller copies itself. */
+    if (rc == SDMA_ERR_NO_RESOURCE || rc == SDMA_ERR_UNMAPPED)
+        return 0;
     if (rc)
         queue_failed(pe, rc, fn);
     shmemi_engine_note(c, pe);
@@ -148,14 +194,16 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
      * queued without its signal, so on failure the signal is applied by its
      * path after a quiet. */
     int rc = bytes ? sdma_copy(q, dst, src, bytes) : 0;
-    if (rc == SDMA_ERR_NO_RESOURCE)
+    /* Ring full, or memory the engine's GPU does not map: the caller copies itself. */
+    if (rc == SDMA_ERR_NO_RESOURCE || rc == SDMA_ERR_UNMAPPED)
         return 0;
     if (rc)
         queue_failed(pe, rc, fn);
     rc = sdma_atomic(q, sig->addr,
                      sig_op == SHMEM_SIGNAL_SET ? SDMA_ATOMIC_SWAP64 : SDMA_ATOMIC_ADD64, signal,
                      0);
-    if (rc == SDMA_ERR_NO_RESOURCE) {
+    /* Also when the engine cannot apply it (an ADD on host memory without PCIe atomics). */
+    if (rc == SDMA_ERR_NO_RESOURCE || rc == SDMA_ERR_UNSUPPORTED || rc == SDMA_ERR_UNMAPPED) {
         rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
         if (rc)
             queue_failed(pe, rc, fn);

@@ -38,5 +38,8 @@ void shmemi_engine_quiet_all(const char *fn);
 /* The engine itself (NULL when none runs): the queues and triggered plans
  * are built on it. */
 struct sdma_engine *shmemi_engine(void);
+/* GPU builds (AMD): the PCI location of this PE's GPU, "dddd:bb:dd.f" (shmem/gpu.c);
+ * 0, or -1. */
+int shmemi_gpu_bus_id(char *buf, int len);
 
 #endif

@@ -99,7 +99,19 @@ static int gpu_heap_init(size_t bytes) {
     /* Initialize the runtime on this PE's GPU before any other call. */
     enter(fn);
     void *base = NULL;
-    hipError_t e = shmemi_gpu_malloc_coherent(&base, bytes);
+    hipError_t e;
+#if defined(SHMEM_GPU_HIP) && defined(hipDeviceMallocUncached)
+    /* ROCm/mori allocates its symmetric heap uncached once SDMA writes into it; whether the
+     * fine-grained default needs that on MI300 is for hardware to show (README). */
+    if (shmemi.cfg.HEAP_UNCACHED)
+        e = hipExtMallocWithFlags(&base, bytes, hipDeviceMallocUncached);
+    else
+#else
+    if (shmemi.cfg.HEAP_UNCACHED && shmemi.my_pe == 0)
+        shmemi_warn("SHMEM_HEAP_UNCACHED: this build's runtime has no uncached device memory "
+                    "(hipDeviceMallocUncached): the device heap stays as it is");
+#endif
+        e = shmemi_gpu_malloc_coherent(&base, bytes);
     if (e != hipSuccess)
         shmemi_fatal("cannot allocate the device heap (%zu bytes) on GPU %d: %s (lower "
                      "SHMEM_SYMMETRIC_SIZE)",
@@ -201,8 +213,11 @@ struct dev_queue_dev {
 /* How kernels publish on the device-driven queues (SHMEM_DEVICE_QUEUES):
  * tagged slots where the engine takes them (a proxy thread reads the ring),
  * else the doorbell protocol where the engine's queues are mapped into the
- * GPU (hardware queues); none (device _nbi puts stay stores) when neither. Doorbell on a proxy engine runs the hardware queues' protocol
- * against the proxy (how it is tested without AMD GPUs). */
+ * GPU (hardware queues) and a doorbell stored by a kernel is known to start
+ * the engine (AMD: gfx94x and later, as ROCm/mori runs it; on gfx90a only on
+ * request); none (device _nbi puts stay stores) otherwise. Doorbell on a
+ * proxy engine runs the hardware queues' protocol against the proxy (how it
+ * is tested without AMD GPUs). */
 enum { DQ_NONE, DQ_TAGGED, DQ_DOORBELL };
 static int device_queue_mode(unsigned caps) {
     const char *want = shmemi.cfg.DEVICE_QUEUES;
@@ -214,7 +229,7 @@ static int device_queue_mode(unsigned caps) {
         return DQ_DOORBELL;
     if (tagged)
         return DQ_TAGGED;
-    return gpu_rings ? DQ_DOORBELL : DQ_NONE;
+    return gpu_rings && (caps & SDMA_CAP_GPU_DOORBELL) ? DQ_DOORBELL : DQ_NONE;
 }
 
 static void device_queues(struct shmemi_device_state *st, const char *fn) {
@@ -234,13 +249,20 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
     if (!view || !dw_init)
         shmemi_fatal("out of memory");
     /* published, complete (my_pe's stays zero); a doorbell queue's FENCE
-     * writes `complete` from the engine: coherent memory on AMD. */
+     * writes `complete` from the engine, kernels poll it: coherent memory, and
+     * on AMD uncached where the runtime offers it (ROCm/mori allocates its SDMA
+     * words so: an SDMA write does not pass the GFX L2 kernels read through). */
     struct shmemi_dev_ce_line *lines = NULL;
     if (own_ring && !(gpu.dq_rings = calloc(n, sizeof(*gpu.dq_rings))))
         shmemi_fatal("out of memory");
     check(hipMalloc((void **)&dw, n * sizeof(*dw)), fn, "allocation of the device queues");
+#if defined(SHMEM_GPU_HIP) && defined(hipDeviceMallocUncached)
+    check(hipExtMallocWithFlags((void **)&lines, n * sizeof(*lines), hipDeviceMallocUncached), fn,
+          "allocation of the queue indices");
+#else
     check(shmemi_gpu_malloc_coherent((void **)&lines, n * sizeof(*lines)), fn,
           "allocation of the queue indices");
+#endif
     check(hipMemset(lines, 0, n * sizeof(*lines)), fn, "zeroing the queue indices");
     for (size_t pe = 0; pe < n; pe++) {
         if ((int)pe == shmemi.my_pe)
@@ -268,6 +290,8 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
         if (!doorbell) {
             a.complete = &lines[pe].complete;
             a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
+        } else if (!own_ring) {
+            a.flags = SDMA_QUEUE_GPU_PRODUCER; /* hardware ring in the GPU's memory */
         }
         struct sdma_queue *q = shmemi_device_queue_open((int)pe, &a);
         view[pe].ring = *sdma_queue_ring(q);
@@ -298,6 +322,12 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
                  (size_t)shmemi.cfg.DEVICE_NBI_THRESHOLD, shmemi_copy_engine_name(),
                  doorbell ? "doorbell protocol" : "tagged slots");
 }
+
+#if defined(SHMEM_GPU_HIP)
+int shmemi_gpu_bus_id(char *buf, int len) {
+    return gpu.device >= 0 && hipDeviceGetPCIBusId(buf, len, gpu.device) == hipSuccess ? 0 : -1;
+}
+#endif
 
 static int gpu_state(struct shmemi_device_state *st) {
     const char *fn = "shmem_init";

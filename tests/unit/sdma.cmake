@@ -8,6 +8,11 @@ shmem_unit_test(test_sdma_engines SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_en
 if(SDMA_HAVE_HSAKMT)
   target_compile_definitions(test_sdma_engines PRIVATE SDMA_TEST_HAVE_HSAKMT=1)
 endif()
+if(SHMEM_HSAKMT_MODEL)
+  # Its cases are about a machine without the driver: the model says so.
+  set_tests_properties(unit.test_sdma_engines PROPERTIES
+                       ENVIRONMENT "CK_DEFAULT_TIMEOUT=60;KFD_MODEL_ABSENT=1")
+endif()
 
 option(SHMEM_FUZZ "Build the libFuzzer targets and their smoke tests (clang only)" OFF)
 if(SHMEM_FUZZ)
@@ -16,4 +21,14 @@ if(SHMEM_FUZZ)
   else()
     message(WARNING "SHMEM_FUZZ needs clang (libFuzzer); the fuzz targets are not built")
   endif()
+endif()
+
+# The KFD model (-DSHMEM_HSAKMT_MODEL=ON): the hsakmt engine on modelled GPUs, and the
+# review findings each shown failing the old way and passing the new.
+if(SHMEM_HSAKMT_MODEL)
+  foreach(t test_kfd_model test_kfd_findings)
+    shmem_unit_test(${t} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${t}.c LIBS sdma_obj)
+    target_include_directories(${t} PRIVATE ${SDMA_HSAKMT_INCLUDE_DIR})
+    set_tests_properties(unit.${t} PROPERTIES LABELS "unit;kfd")
+  endforeach()
 endif()

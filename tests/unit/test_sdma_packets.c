@@ -59,6 +59,9 @@ START_TEST(test_copy_linear)
     sdma_pkt_copy_linear(dw, 0x1000, 0x2000, 1);
     CHECK_DW(dw, 0x00000001, 0x00000000, 0, 0x2000, 0, 0x1000, 0);
     sdma_pkt_copy_linear(dw, 0x1000, 0x2000, (uint32_t)SDMA_COPY_LINEAR_MAX);
+    ck_assert_uint_eq(dw[1], 0x3FFFFFDFu);
+    /* The count field is 30 bits: reserved bits 31:30 are never set. */
+    sdma_pkt_copy_linear(dw, 0x1000, 0x2000, 0x80000000u);
     ck_assert_uint_eq(dw[1], 0x3FFFFFFFu);
 }
 END_TEST
@@ -77,24 +80,39 @@ END_TEST
 
 START_TEST(test_copy_2d_sw13)
 {
-    /* Everything 16-byte aligned: element 16 bytes (log2 4). */
+    /* Pitches and width multiples of 16, dword bases: element 16 bytes (log2 4); slice
+     * pitches 0 for a 2D window (ROCr writes them so when rect_z is 1). */
     poison();
     ck_assert_uint_eq(sdma_pkt_copy_2d_sw13(dw, 0x10000, 256, 0x20000, 512, 64, 8), 13);
-    CHECK_DW(dw, 0x80000401, 0x00020000, 0, 0, 0x0003E000, 0x000000FF, 0x00010000, 0, 0,
-             0x0001E000, 0x0000007F, 0x00070003, 0);
+    CHECK_DW(dw, 0x80000401, 0x00020000, 0, 0, 0x0003E000, 0, 0x00010000, 0, 0, 0x0001E000, 0,
+             0x00070003, 0);
     ck_assert_uint_eq(dw[13], 0xEEEEEEEEu);
-    /* dst only 4-byte aligned: element 4 bytes. */
+    /* A dword-aligned base only 4-byte aligned keeps the 16-byte element (ROCr: only the
+     * remainder below a dword constrains it). */
     sdma_pkt_copy_2d_sw13(dw, 0x10004, 256, 0x20000, 512, 64, 8);
-    CHECK_DW(dw, 0x40000401, 0x00020000, 0, 0, 0x000FE000, 0x000003FF, 0x00010004, 0, 0,
-             0x0007E000, 0x000001FF, 0x0007000F, 0);
+    CHECK_DW(dw, 0x80000401, 0x00020000, 0, 0, 0x0003E000, 0, 0x00010004, 0, 0, 0x0001E000, 0,
+             0x00070003, 0);
+    /* A base 2 bytes past a dword: aligned down, remainder 1 element of 2 bytes in dst_x. */
+    sdma_pkt_copy_2d_sw13(dw, 0x10006, 256, 0x20000, 512, 64, 8);
+    CHECK_DW(dw, 0x20000401, 0x00020000, 0, 0, 0x001FE000, 0, 0x00010004, 0, 1, 0x000FE000, 0,
+             0x0007001F, 0);
     /* Odd width: element 1 byte. */
     sdma_pkt_copy_2d_sw13(dw, 0x10000, 16, 0x20000, 16, 3, 2);
-    CHECK_DW(dw, 0x00000401, 0x00020000, 0, 0, 0x0001E000, 0x0000001F, 0x00010000, 0, 0,
-             0x0001E000, 0x0000001F, 0x00010002, 0);
+    CHECK_DW(dw, 0x00000401, 0x00020000, 0, 0, 0x0001E000, 0, 0x00010000, 0, 0, 0x0001E000, 0,
+             0x00010002, 0);
+    /* Unaligned source 3 bytes past a dword, element 1 byte: x = 3. */
+    sdma_pkt_copy_2d_sw13(dw, 0x10000, 16, 0x20003, 16, 3, 2);
+    ck_assert_uint_eq(dw[1], 0x00020000);
+    ck_assert_uint_eq(dw[3], 3);
     ck_assert_uint_eq(sdma_sw13_elem_log2(8, 8, 8, 8, 8), 3);
+    ck_assert_uint_eq(sdma_sw13_elem_log2(0x1004, 256, 0x2000, 256, 64), 4);
     ck_assert_int_eq(sdma_pkt_copy_2d_sw13_fits(0x10000, 256, 0x20000, 512, 64, 8), 1);
     ck_assert_int_eq(sdma_pkt_copy_2d_sw13_fits(0x10000, 256, 0x20000, 512, 64, 16385), 0);
     ck_assert_int_eq(sdma_pkt_copy_2d_sw13_fits(0x10001, 1u << 20, 0x20000, 512, 3, 8), 0);
+    /* Pitches must be dword multiples; a row must fit its pitch past the remainder. */
+    ck_assert_int_eq(sdma_pkt_copy_2d_sw13_fits(0x10000, 6, 0x20000, 8, 3, 8), 0);
+    ck_assert_int_eq(sdma_pkt_copy_2d_sw13_fits(0x10003, 64, 0x20000, 64, 64, 2), 0);
+    ck_assert_int_eq(sdma_pkt_copy_2d_sw13_fits(0x10003, 68, 0x20000, 64, 64, 2), 1);
 }
 END_TEST
 
@@ -185,6 +203,11 @@ START_TEST(test_fence_trap_fill_ts)
     ck_assert_uint_eq(sdma_pkt_const_fill(dw, 0x00007F0000001000ull, 0xA5A5A5A5u, 4096), 5);
     CHECK_DW(dw, 0x8000000B, 0x00001000, 0x00007F00, 0xA5A5A5A5, 0x00000FFF);
     ck_assert_uint_eq(dw[5], 0xEEEEEEEEu);
+    /* The fill count is 22 bits on SDMA 4.x: the largest packet, and never a reserved bit. */
+    sdma_pkt_const_fill(dw, 0x1000, 0, (uint32_t)SDMA_CONST_FILL_MAX);
+    ck_assert_uint_eq(dw[4], 0x003FFFDFu);
+    sdma_pkt_const_fill(dw, 0x1000, 0, 1u << 30);
+    ck_assert_uint_eq(dw[4] & ~0x003FFFFFu, 0);
     poison();
     ck_assert_uint_eq(sdma_pkt_timestamp(dw, 0x0000000100000020ull), 3);
     CHECK_DW(dw, 0x0000020D, 0x00000020, 0x00000001);
@@ -203,7 +226,9 @@ START_TEST(test_sizes)
     ck_assert_uint_eq(SDMA_TRAP_DW, 2);
     ck_assert_uint_eq(SDMA_CONST_FILL_DW, 5);
     ck_assert_uint_eq(SDMA_TIMESTAMP_DW, 3);
-    ck_assert_uint_eq(SDMA_COPY_LINEAR_MAX, 1ull << 30);
+    ck_assert_uint_eq(SDMA_COPY_LINEAR_MAX, 0x3FFFFFE0ull);
+    ck_assert_uint_eq(SDMA_CONST_FILL_MAX, 0x3FFFE0ull);
+    ck_assert_uint_eq(SDMA_CONST_FILL_MAX % 32, 0);
 }
 END_TEST
 

@@ -55,9 +55,18 @@ START_TEST(test_reserve_commit)
     ck_assert_uint_eq(f.wptr, 40);
     ck_assert_uint_eq(f.doorbell, 40);
     ck_assert_uint_eq(f.ctl.committed, 40);
-    ck_assert_uint_eq(f.mem[0], 0x00090000u); /* given up: one 10-dword NOP */
+    ck_assert_uint_eq(f.mem[0], 0); /* given up: zero dwords, each a 1-dword NOP */
+    ck_assert_uint_eq(f.mem[9], 0);
+    ck_assert_uint_eq(f.mem[10], 0xEEEEEEEEu);
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 0, &s), SDMA_ERR_INVAL);
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 33, &s), SDMA_ERR_INVAL); /* > half the ring */
+    free(f.mem);
+    /* Burst NOPs on request: one header spanning the slot. */
+    fx_init(&f, 256, SDMA_RING_BURST_NOP);
+    ck_assert_int_eq(sdma_ring_reserve(&f.r, 10, &s), SDMA_OK);
+    sdma_ring_commit_nops(&f.r, &s);
+    ck_assert_uint_eq(f.mem[0], 0x00090000u);
+    ck_assert_uint_eq(f.mem[9], 0);
     free(f.mem);
 }
 END_TEST
@@ -80,15 +89,29 @@ START_TEST(test_wrap_padding)
     ck_assert_uint_eq(s.pkt, 256);
     ck_assert_uint_eq(s.end, 284);
     ck_assert_ptr_eq(s.dw, f.mem);
-    ck_assert_uint_eq(f.mem[60], 0x00030000u); /* one NOP covering dwords 60..63 */
-    ck_assert_uint_eq(f.mem[61], 0);
-    ck_assert_uint_eq(f.mem[63], 0);
+    /* Zero dwords, 1-dword NOPs on any firmware, as ROCr's PadRingToEnd. */
+    for (i = 60; i < 64; i++)
+        ck_assert_uint_eq(f.mem[i], 0);
     sdma_ring_commit(&f.r, &s);
     ck_assert_uint_eq(f.doorbell, 284); /* indices are monotonic, never wrapped */
+    free(f.mem);
+    /* With burst NOPs: one NOP covering dwords 60..63. */
+    fx_init(&f, 256, SDMA_RING_BURST_NOP);
+    for (i = 0; i < 12; i++) {
+        ck_assert_int_eq(sdma_ring_reserve(&f.r, 5, &s), SDMA_OK);
+        sdma_ring_commit(&f.r, &s);
+        f.rptr = f.wptr;
+    }
+    ck_assert_int_eq(sdma_ring_reserve(&f.r, 7, &s), SDMA_OK);
+    ck_assert_uint_eq(f.mem[60], 0x00030000u);
+    ck_assert_uint_eq(f.mem[61], 0);
+    ck_assert_uint_eq(f.mem[63], 0);
     free(f.mem);
 }
 END_TEST
 
+/* The write index never gets a whole ring ahead of the read index: at exactly one ring the
+ * two are equal modulo the ring and an engine comparing offsets sees it empty. */
 START_TEST(test_full)
 {
     struct fixture f;
@@ -96,15 +119,18 @@ START_TEST(test_full)
     fx_init(&f, 256, 0);
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 32, &s), SDMA_OK);
     sdma_ring_commit(&f.r, &s);
-    ck_assert_int_eq(sdma_ring_reserve(&f.r, 32, &s), SDMA_OK);
+    ck_assert_int_eq(sdma_ring_reserve(&f.r, 31, &s), SDMA_OK);
     sdma_ring_commit(&f.r, &s);
+    ck_assert_uint_eq(f.wptr, 252);
+    /* One more dword would make write - read == size. */
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 1, &s), SDMA_ERR_NO_RESOURCE);
-    ck_assert_uint_eq(f.ctl.reserve, 256); /* nothing taken */
+    ck_assert_uint_eq(f.ctl.reserve, 252); /* nothing taken */
     f.rptr = 4;                            /* engine consumed one dword */
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 2, &s), SDMA_ERR_NO_RESOURCE);
     ck_assert_int_eq(sdma_ring_reserve(&f.r, 1, &s), SDMA_OK);
     ck_assert_uint_eq(f.ctl.cached_rptr, 4);
     sdma_ring_commit(&f.r, &s);
+    ck_assert_uint_lt(f.wptr - f.rptr, 256);
     free(f.mem);
 }
 END_TEST
@@ -183,9 +209,9 @@ START_TEST(test_multi_producer)
                 seen++;
                 pkt_start = rd + n * 4;
             } else {
-                /* Padding: the next packet starts at the ring's start; its reservation
-                 * began at this padding. */
-                ck_assert_uint_eq(((rd & 4095) + n * 4), 4096);
+                /* Padding before the ring end: zero dwords (1-dword NOPs); the next
+                 * packet's reservation began at the padding. */
+                ck_assert_uint_eq(p[0], 0);
             }
             rd += n * 4;
         }
