@@ -8,8 +8,8 @@
 #      op table fails here;
 #   2. finds every name, and its profiling twin (pshmem_<name>, or p<name> for
 #      the deprecated names without shmem_), among the library's defined
-#      dynamic symbols (nm -D --defined-only), and every exported routine
-#      among the names;
+#      dynamic symbols (nm -D --defined-only), the names weak and the twins
+#      strong, and every exported routine among the names;
 #   3. finds every name as a prototype in the installed shmem.h, and every
 #      twin in the installed pshmem.h, with ctags;
 #   4. compiles a program against the installed headers with
@@ -56,6 +56,13 @@ missing=$(comm -23 "$tmp/names" "$tmp/exported")
 [ -z "$missing" ] || bad "not exported by $lib:" $missing
 missing=$(comm -23 "$tmp/twins" "$tmp/exported")
 [ -z "$missing" ] || bad "profiling twins not exported by $lib:" $missing
+# A tool's definition of a routine must win over the library's, also in a
+# static link: the names are weak, the twins strong.
+nm -D --defined-only "$lib" | awk '$2 == "W" {print $3}' | sort -u >"$tmp/weak"
+strong=$(comm -23 "$tmp/names" "$tmp/weak")
+[ -z "$strong" ] || bad "not weak in $lib (a tool could not replace them):" $strong
+weak=$(comm -12 "$tmp/twins" "$tmp/weak")
+[ -z "$weak" ] || bad "profiling twins that are weak in $lib:" $weak
 extra=$(grep -v -E '^p?shmemx_' "$tmp/exported" | comm -23 - "$tmp/names" | comm -23 - "$tmp/twins")
 [ -z "$extra" ] || bad "exported but not in the op table (shmem.h does not declare them):" $extra
 
