@@ -195,29 +195,32 @@ static void arms(FILE *f, const struct row **g, int n, int ctx, const char *inde
     }
 }
 
-static void emit_generics(FILE *f) {
-    const struct row *g[64];
-    for (int i = 0; i < nrows; i++) {
-        if (!first_with_gen(i))
-            continue;
-        int n = gen_rows(rows[i].gen, g);
-        const char *arg = sel_index(g[0]) ? "SHMEMI_ARG2(__VA_ARGS__, 0, 0)"
-                                          : "SHMEMI_ARG1(__VA_ARGS__, 0)";
-        fprintf(f, "#define shmem_%s(...) \\\n", rows[i].gen);
-        if (!is(g[0]->forms, "ctx")) {
-            fprintf(f, "    _Generic(%s, \\\n", arg);
-            arms(f, g, n, -1, "        ");
-            continue;
-        }
-        /* With a context first, the element pointer is the second argument. */
-        fputs("    _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
-        fputs("        shmem_ctx_t: _Generic(SHMEMI_ARG2(__VA_ARGS__, 0, 0), \\\n", f);
-        arms(f, g, n, 1, "            ");
-        fputs("            default: shmemi_generic_no_such_type), \\\n", f);
-        fputs("        default: _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
-        arms(f, g, n, 0, "            ");
-        fputs("            default: shmemi_generic_no_such_type))(__VA_ARGS__)\n", f);
+/* One C11 generic selection: shmem_GEN(...) over the rows g[0..n). */
+static void generic(FILE *f, const struct row **g, int n) {
+    const char *arg =
+        sel_index(g[0]) ? "SHMEMI_ARG2(__VA_ARGS__, 0, 0)" : "SHMEMI_ARG1(__VA_ARGS__, 0)";
+    fprintf(f, "#define shmem_%s(...) \\\n", g[0]->gen);
+    if (!is(g[0]->forms, "ctx")) {
+        fprintf(f, "    _Generic(%s, \\\n", arg);
+        arms(f, g, n, -1, "        ");
+        return;
     }
+    /* With a context first, the element pointer is the second argument. */
+    fputs("    _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
+    fputs("        shmem_ctx_t: _Generic(SHMEMI_ARG2(__VA_ARGS__, 0, 0), \\\n", f);
+    arms(f, g, n, 1, "            ");
+    fputs("            default: shmemi_generic_no_such_type), \\\n", f);
+    fputs("        default: _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
+    arms(f, g, n, 0, "            ");
+    fputs("            default: shmemi_generic_no_such_type))(__VA_ARGS__)\n", f);
+}
+
+/* emit(f, rows, n) for each generic name, in the order of the op table. */
+static void each_generic(FILE *f, void (*emit)(FILE *, const struct row **, int)) {
+    const struct row *g[64];
+    for (int i = 0; i < nrows; i++)
+        if (first_with_gen(i))
+            emit(f, g, gen_rows(rows[i].gen, g));
 }
 
 /* A C function of the same name and parameters (the deprecated long forms of
@@ -240,19 +243,14 @@ static void overload(FILE *f, const struct row *r, int ctx) {
             ctx ? "ctx, " : "", r->args + 1);
 }
 
-static void emit_cxx(FILE *f) {
-    const struct row *g[64];
-    for (int i = 0; i < nrows; i++) {
-        if (!first_with_gen(i))
+/* The overloads of one generic name (no complex types: they are C only). */
+static void overloads(FILE *f, const struct row **g, int n) {
+    for (int k = 0; k < n; k++) {
+        if (CLASS_COMPLEX(g[k]->cls) || has_c_function(g[k]->gen, g[k]))
             continue;
-        int n = gen_rows(rows[i].gen, g);
-        for (int k = 0; k < n; k++) {
-            if (CLASS_COMPLEX(g[k]->cls) || has_c_function(g[k]->gen, g[k]))
-                continue;
-            overload(f, g[k], 0);
-            if (is(g[k]->forms, "ctx"))
-                overload(f, g[k], 1);
-        }
+        overload(f, g[k], 0);
+        if (is(g[k]->forms, "ctx"))
+            overload(f, g[k], 1);
     }
 }
 
@@ -276,9 +274,9 @@ static void fill(const char *tmpl, const char *dir, const char *out) {
         if (sscanf(line, "@API %63[a-z0-9]@", sec) == 1)
             emit_protos(f, sec, 0);
         else if (strcmp(line, "@GENERIC@\n") == 0)
-            emit_generics(f);
+            each_generic(f, generic);
         else if (strcmp(line, "@CXX@\n") == 0)
-            emit_cxx(f);
+            each_generic(f, overloads);
         else if (strcmp(line, "@PSHMEM@\n") == 0)
             emit_protos(f, NULL, 1);
         else

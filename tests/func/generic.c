@@ -92,6 +92,18 @@ SHMEMI_RMA_TYPES(TEST_RMA)
     CHECK(w, #N ": allocation failed");                                                            \
     *w = (T)(init);                                                                                \
     shmem_barrier_all()
+/* A non-fetching AMO, completed by a quiet. */
+#define POST(f, name, ...)                                                                         \
+    do {                                                                                           \
+        CALL(f, name, __VA_ARGS__);                                                                \
+        QUIET(f);                                                                                  \
+    } while (0)
+/* A fetching _nbi AMO, completed by a quiet: the old value is `want`. */
+#define NBI(f, T, N, name, want, ...)                                                              \
+    do {                                                                                           \
+        POST(f, name, &fe, __VA_ARGS__);                                                           \
+        CHECK(fe == (T)(want), #name " " #N " form %d", f);                                        \
+    } while (0)
 #define AMO_DONE(T, N, want, what)                                                                 \
     QUIET(f);                                                                                      \
     shmem_barrier_all();                                                                           \
@@ -108,12 +120,8 @@ SHMEMI_RMA_TYPES(TEST_RMA)
         shmem_barrier_all();                                                                       \
         CHECK(CALL(f, shmem_atomic_fetch, w, peer) == (T)5, "shmem_atomic_fetch " #N " form %d", f); \
         CHECK(CALL(f, shmem_atomic_swap, w, (T)6, peer) == (T)5, "shmem_atomic_swap " #N);         \
-        CALL(f, shmem_atomic_fetch_nbi, &fe, w, peer);                                             \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)6, "shmem_atomic_fetch_nbi " #N " form %d", f);                             \
-        CALL(f, shmem_atomic_swap_nbi, &fe, w, (T)7, peer);                                        \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)6, "shmem_atomic_swap_nbi " #N " form %d", f);                              \
+        NBI(f, T, N, shmem_atomic_fetch_nbi, 6, w, peer);                                          \
+        NBI(f, T, N, shmem_atomic_swap_nbi, 6, w, (T)7, peer);                                     \
         AMO_DONE(T, N, 7, "extended AMOs");                                                        \
     }
 SHMEMI_AMO_EXT_TYPES(TEST_AMO_EXT)
@@ -124,20 +132,12 @@ SHMEMI_AMO_EXT_TYPES(TEST_AMO_EXT)
         CHECK(CALL(f, shmem_atomic_compare_swap, w, (T)1, (T)2, peer) == (T)1, "cswap " #N);       \
         CHECK(CALL(f, shmem_atomic_compare_swap, w, (T)9, (T)3, peer) == (T)2, "cswap " #N);       \
         CHECK(CALL(f, shmem_atomic_fetch_inc, w, peer) == (T)2, "fetch_inc " #N " form %d", f);    \
-        CALL(f, shmem_atomic_inc, w, peer);                                                        \
-        QUIET(f);                                                                                  \
+        POST(f, shmem_atomic_inc, w, peer);                                                        \
         CHECK(CALL(f, shmem_atomic_fetch_add, w, (T)3, peer) == (T)4, "fetch_add " #N);            \
-        CALL(f, shmem_atomic_add, w, (T)2, peer);                                                  \
-        QUIET(f);                                                                                  \
-        CALL(f, shmem_atomic_compare_swap_nbi, &fe, w, (T)9, (T)10, peer);                         \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)9, "shmem_atomic_compare_swap_nbi " #N " form %d", f);                      \
-        CALL(f, shmem_atomic_fetch_inc_nbi, &fe, w, peer);                                         \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)10, "shmem_atomic_fetch_inc_nbi " #N " form %d", f);                        \
-        CALL(f, shmem_atomic_fetch_add_nbi, &fe, w, (T)5, peer);                                   \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)11, "shmem_atomic_fetch_add_nbi " #N " form %d", f);                        \
+        POST(f, shmem_atomic_add, w, (T)2, peer);                                                  \
+        NBI(f, T, N, shmem_atomic_compare_swap_nbi, 9, w, (T)9, (T)10, peer);                      \
+        NBI(f, T, N, shmem_atomic_fetch_inc_nbi, 10, w, peer);                                     \
+        NBI(f, T, N, shmem_atomic_fetch_add_nbi, 11, w, (T)5, peer);                               \
         AMO_DONE(T, N, 16, "standard AMOs");                                                       \
     }
 SHMEMI_AMO_STD_TYPES(TEST_AMO_STD)
@@ -146,23 +146,14 @@ SHMEMI_AMO_STD_TYPES(TEST_AMO_STD)
     static void amo_bit_##N(int f) {                                                               \
         AMO_WORD(T, N, 0x0F);                                                                      \
         CHECK(CALL(f, shmem_atomic_fetch_and, w, (T)0x3C, peer) == (T)0x0F, "fetch_and " #N);      \
-        CALL(f, shmem_atomic_and, w, (T)0x08, peer);                                               \
-        QUIET(f);                                                                                  \
+        POST(f, shmem_atomic_and, w, (T)0x08, peer);                                               \
         CHECK(CALL(f, shmem_atomic_fetch_or, w, (T)0x03, peer) == (T)0x08, "fetch_or " #N);        \
-        CALL(f, shmem_atomic_or, w, (T)0x10, peer);                                                \
-        QUIET(f);                                                                                  \
+        POST(f, shmem_atomic_or, w, (T)0x10, peer);                                                \
         CHECK(CALL(f, shmem_atomic_fetch_xor, w, (T)0x01, peer) == (T)0x1B, "fetch_xor " #N);      \
-        CALL(f, shmem_atomic_xor, w, (T)0x0A, peer);                                               \
-        QUIET(f);                                                                                  \
-        CALL(f, shmem_atomic_fetch_and_nbi, &fe, w, (T)0x30, peer);                                \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)0x10, "shmem_atomic_fetch_and_nbi " #N " form %d", f);                      \
-        CALL(f, shmem_atomic_fetch_or_nbi, &fe, w, (T)0x01, peer);                                 \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)0x10, "shmem_atomic_fetch_or_nbi " #N " form %d", f);                       \
-        CALL(f, shmem_atomic_fetch_xor_nbi, &fe, w, (T)0x11, peer);                                \
-        QUIET(f);                                                                                  \
-        CHECK(fe == (T)0x11, "shmem_atomic_fetch_xor_nbi " #N " form %d", f);                      \
+        POST(f, shmem_atomic_xor, w, (T)0x0A, peer);                                               \
+        NBI(f, T, N, shmem_atomic_fetch_and_nbi, 0x10, w, (T)0x30, peer);                          \
+        NBI(f, T, N, shmem_atomic_fetch_or_nbi, 0x10, w, (T)0x01, peer);                           \
+        NBI(f, T, N, shmem_atomic_fetch_xor_nbi, 0x11, w, (T)0x11, peer);                          \
         AMO_DONE(T, N, 0, "bitwise AMOs");                                                         \
     }
 SHMEMI_AMO_BIT_TYPES(TEST_AMO_BIT)
