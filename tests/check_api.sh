@@ -41,7 +41,9 @@ want_v15=$((untyped15 + rma + coll + amo + p2p))
 want_dep=$((7 + 6 + 5 + 5 * 3 + 3 * 5 + 4 + 5 * 2 + 3 * 4 + 2 * 7 + 2 * 9)) # bare setup
 # and allocation names, cache routines, swap/wait/wait_until/barrier/sync on
 # long or active sets, AMO names, <T>_wait, sized collectives, to_all
-want_v16=4 # query_initialized, team_ptr, pe_quiet, ctx_pe_quiet
+# New in 1.6 (a row of the op table each, marked v16): query_initialized,
+# team_ptr, pe_quiet and ctx_pe_quiet so far; add each new family's count here.
+want_v16=4
 for v in v15 dep v16; do
     eval want=\$want_$v
     got=$(awk -v v=$v '$2 == v' "$names" | wc -l)
