@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "shmemx.h"
+#include "shmem_ops.h"
 
 /* Installed beside this header, under shmem/ (in the source tree, include/shmem/
  * holds links to device/ and to the sdma/ headers these include). */
@@ -58,11 +59,6 @@
 #include "shmem/device/ring_dev.h"
 
 /* ------------------------------------------------------------ generation */
-#define SHMEMI_UNPAREN(...) __VA_ARGS__
-#define SHMEMI_CAT(a, b) SHMEMI_CAT_I(a, b)
-#define SHMEMI_CAT_I(a, b) a##b
-#define SHMEMI_PROBE_SECOND(a, b, ...) b
-#define SHMEMI_PROBE(...) SHMEMI_PROBE_SECOND(__VA_ARGS__, 0, ~)
 
 /* Types device code cannot hold with the host's layout (see the top). */
 #if defined(SHMEMI_DEV_GPU)
@@ -318,22 +314,6 @@ SHMEMI_DFN uint64_t shmemi_dev_signal_wait_until(uint64_t *sig_addr, int cmp, ui
     }
 }
 
-SHMEMI_STD_CTX(void, putmem, (void *dest, const void *source, size_t nelems, int pe),
-               (dest, source, nelems, pe))
-SHMEMI_STD_CTX(void, getmem, (void *dest, const void *source, size_t nelems, int pe),
-               (dest, source, nelems, pe))
-SHMEMI_STD_CTX(void, putmem_nbi, (void *dest, const void *source, size_t nelems, int pe),
-               (dest, source, nelems, pe))
-SHMEMI_STD_CTX(void, getmem_nbi, (void *dest, const void *source, size_t nelems, int pe),
-               (dest, source, nelems, pe))
-SHMEMI_STD_CTX(void, putmem_signal,
-               (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
-                uint64_t signal, int sig_op, int pe),
-               (dest, source, nelems, sig_addr, signal, sig_op, pe))
-SHMEMI_STD_CTX(void, putmem_signal_nbi,
-               (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
-                uint64_t signal, int sig_op, int pe),
-               (dest, source, nelems, sig_addr, signal, sig_op, pe))
 SHMEMI_STD(uint64_t, signal_fetch, (const uint64_t *sig_addr), (sig_addr))
 SHMEMI_STD(uint64_t, signal_wait_until, (uint64_t *sig_addr, int cmp, uint64_t cmp_value),
            (sig_addr, cmp, cmp_value))
@@ -392,31 +372,6 @@ extern "C" __host__ __device__ inline void shmem_ctx_fence(shmem_ctx_t ctx) {
         shmemi_dev_putmem_signal_nbi(dest, source, nelems * sizeof(T), sig_addr, signal,    \
                                      sig_op, pe);                                           \
     }
-#define SHMEMI_DEV_RMA_STD(T, N)                                                            \
-    SHMEMI_STD_CTX(void, N##_put, (T * dest, const T *source, size_t nelems, int pe),       \
-                   (dest, source, nelems, pe))                                              \
-    SHMEMI_STD_CTX(void, N##_get, (T * dest, const T *source, size_t nelems, int pe),       \
-                   (dest, source, nelems, pe))                                              \
-    SHMEMI_STD_CTX(void, N##_put_nbi, (T * dest, const T *source, size_t nelems, int pe),   \
-                   (dest, source, nelems, pe))                                              \
-    SHMEMI_STD_CTX(void, N##_get_nbi, (T * dest, const T *source, size_t nelems, int pe),   \
-                   (dest, source, nelems, pe))                                              \
-    SHMEMI_STD_CTX(void, N##_iput,                                                          \
-                   (T * dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                    int pe),                                                                \
-                   (dest, source, dst, sst, nelems, pe))                                    \
-    SHMEMI_STD_CTX(void, N##_iget,                                                          \
-                   (T * dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                    int pe),                                                                \
-                   (dest, source, dst, sst, nelems, pe))                                    \
-    SHMEMI_STD_CTX(void, N##_put_signal,                                                    \
-                   (T * dest, const T *source, size_t nelems, uint64_t *sig_addr,           \
-                    uint64_t signal, int sig_op, int pe),                                   \
-                   (dest, source, nelems, sig_addr, signal, sig_op, pe))                    \
-    SHMEMI_STD_CTX(void, N##_put_signal_nbi,                                                \
-                   (T * dest, const T *source, size_t nelems, uint64_t *sig_addr,           \
-                    uint64_t signal, int sig_op, int pe),                                   \
-                   (dest, source, nelems, sig_addr, signal, sig_op, pe))
 
 /* Typed: the shapes plus p and g. */
 #define SHMEMI_DEV_RMA_TYPED(T, N)                                                          \
@@ -426,10 +381,7 @@ extern "C" __host__ __device__ inline void shmem_ctx_fence(shmem_ctx_t ctx) {
     }                                                                                       \
     SHMEMI_DFN T shmemi_dev_##N##_g(const T *source, int pe) {                              \
         return *(const T *)shmemi_dev_peer(source, pe);                                     \
-    }                                                                                       \
-    SHMEMI_DEV_RMA_STD(T, N)                                                                \
-    SHMEMI_STD_CTX(void, N##_p, (T * dest, T value, int pe), (dest, value, pe))             \
-    SHMEMI_STD_CTX(T, N##_g, (const T *source, int pe), (source, pe))
+    }
 #define SHMEMI_DEV_X SHMEMI_DEV_RMA_TYPED
 SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
 #undef SHMEMI_DEV_X
@@ -561,14 +513,7 @@ SHMEMI_AMO_EXT_TYPES(SHMEMI_DEV_AMO_CORE)
     }                                                                                       \
     SHMEMI_DFN void shmemi_dev_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {  \
         *fetch = shmemi_dev_##N##_atomic_swap(dest, value, pe);                             \
-    }                                                                                       \
-    SHMEMI_STD_CTX(T, N##_atomic_fetch, (const T *source, int pe), (source, pe))            \
-    SHMEMI_STD_CTX(void, N##_atomic_set, (T * dest, T value, int pe), (dest, value, pe))    \
-    SHMEMI_STD_CTX(T, N##_atomic_swap, (T * dest, T value, int pe), (dest, value, pe))      \
-    SHMEMI_STD_CTX(void, N##_atomic_fetch_nbi, (T * fetch, const T *source, int pe),        \
-                   (fetch, source, pe))                                                     \
-    SHMEMI_STD_CTX(void, N##_atomic_swap_nbi, (T * fetch, T * dest, T value, int pe),       \
-                   (fetch, dest, value, pe))
+    }
 SHMEMI_AMO_EXT_TYPES(SHMEMI_DEV_AMO_EXT)
 #undef SHMEMI_DEV_AMO_EXT
 
@@ -598,20 +543,7 @@ SHMEMI_AMO_EXT_TYPES(SHMEMI_DEV_AMO_EXT)
     SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value,       \
                                                           int pe) {                         \
         *fetch = shmemi_dev_##N##_atomic_fetch_add(dest, value, pe);                        \
-    }                                                                                       \
-    SHMEMI_STD_CTX(T, N##_atomic_compare_swap, (T * dest, T cond, T value, int pe),         \
-                   (dest, cond, value, pe))                                                 \
-    SHMEMI_STD_CTX(T, N##_atomic_fetch_add, (T * dest, T value, int pe), (dest, value, pe)) \
-    SHMEMI_STD_CTX(T, N##_atomic_fetch_inc, (T * dest, int pe), (dest, pe))                 \
-    SHMEMI_STD_CTX(void, N##_atomic_add, (T * dest, T value, int pe), (dest, value, pe))    \
-    SHMEMI_STD_CTX(void, N##_atomic_inc, (T * dest, int pe), (dest, pe))                    \
-    SHMEMI_STD_CTX(void, N##_atomic_compare_swap_nbi,                                       \
-                   (T * fetch, T * dest, T cond, T value, int pe),                          \
-                   (fetch, dest, cond, value, pe))                                          \
-    SHMEMI_STD_CTX(void, N##_atomic_fetch_inc_nbi, (T * fetch, T * dest, int pe),           \
-                   (fetch, dest, pe))                                                       \
-    SHMEMI_STD_CTX(void, N##_atomic_fetch_add_nbi, (T * fetch, T * dest, T value, int pe),  \
-                   (fetch, dest, value, pe))
+    }
 SHMEMI_AMO_STD_TYPES(SHMEMI_DEV_AMO_STD)
 #undef SHMEMI_DEV_AMO_STD
 
@@ -625,11 +557,7 @@ SHMEMI_AMO_STD_TYPES(SHMEMI_DEV_AMO_STD)
     SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value,    \
                                                              int pe) {                      \
         *fetch = shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                         \
-    }                                                                                       \
-    SHMEMI_STD_CTX(T, N##_atomic_fetch_##OP, (T * dest, T value, int pe), (dest, value, pe)) \
-    SHMEMI_STD_CTX(void, N##_atomic_##OP, (T * dest, T value, int pe), (dest, value, pe))   \
-    SHMEMI_STD_CTX(void, N##_atomic_fetch_##OP##_nbi, (T * fetch, T * dest, T value, int pe), \
-                   (fetch, dest, value, pe))
+    }
 #define SHMEMI_DEV_AMO_BIT(T, N)                                                            \
     SHMEMI_DEV_AMO_BIT_OP(T, N, and, SHMEMI_AMO_AND)                                        \
     SHMEMI_DEV_AMO_BIT_OP(T, N, or, SHMEMI_AMO_OR)                                          \
@@ -772,49 +700,7 @@ enum { SHMEMI_SCAN_ALL, SHMEMI_SCAN_ANY, SHMEMI_SCAN_SOME };
                                                         int cmp, T *cmp_values) {           \
         return shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, cmp_values, 1,    \
                                      SHMEMI_SCAN_SOME);                                     \
-    }                                                                                       \
-    SHMEMI_STD(void, N##_wait_until, (T * ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value)) \
-    SHMEMI_STD(int, N##_test, (T * ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value))     \
-    SHMEMI_STD(void, N##_wait_until_all,                                                    \
-               (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value),         \
-               (ivars, nelems, status, cmp, cmp_value))                                     \
-    SHMEMI_STD(size_t, N##_wait_until_any,                                                  \
-               (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value),         \
-               (ivars, nelems, status, cmp, cmp_value))                                     \
-    SHMEMI_STD(size_t, N##_wait_until_some,                                                 \
-               (T * ivars, size_t nelems, size_t *indices, const int *status, int cmp,      \
-                T cmp_value),                                                               \
-               (ivars, nelems, indices, status, cmp, cmp_value))                            \
-    SHMEMI_STD(void, N##_wait_until_all_vector,                                             \
-               (T * ivars, size_t nelems, const int *status, int cmp, T *cmp_values),       \
-               (ivars, nelems, status, cmp, cmp_values))                                    \
-    SHMEMI_STD(size_t, N##_wait_until_any_vector,                                           \
-               (T * ivars, size_t nelems, const int *status, int cmp, T *cmp_values),       \
-               (ivars, nelems, status, cmp, cmp_values))                                    \
-    SHMEMI_STD(size_t, N##_wait_until_some_vector,                                          \
-               (T * ivars, size_t nelems, size_t *indices, const int *status, int cmp,      \
-                T *cmp_values),                                                             \
-               (ivars, nelems, indices, status, cmp, cmp_values))                           \
-    SHMEMI_STD(int, N##_test_all,                                                           \
-               (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value),         \
-               (ivars, nelems, status, cmp, cmp_value))                                     \
-    SHMEMI_STD(size_t, N##_test_any,                                                        \
-               (T * ivars, size_t nelems, const int *status, int cmp, T cmp_value),         \
-               (ivars, nelems, status, cmp, cmp_value))                                     \
-    SHMEMI_STD(size_t, N##_test_some,                                                       \
-               (T * ivars, size_t nelems, size_t *indices, const int *status, int cmp,      \
-                T cmp_value),                                                               \
-               (ivars, nelems, indices, status, cmp, cmp_value))                            \
-    SHMEMI_STD(int, N##_test_all_vector,                                                    \
-               (T * ivars, size_t nelems, const int *status, int cmp, T *cmp_values),       \
-               (ivars, nelems, status, cmp, cmp_values))                                    \
-    SHMEMI_STD(size_t, N##_test_any_vector,                                                 \
-               (T * ivars, size_t nelems, const int *status, int cmp, T *cmp_values),       \
-               (ivars, nelems, status, cmp, cmp_values))                                    \
-    SHMEMI_STD(size_t, N##_test_some_vector,                                                \
-               (T * ivars, size_t nelems, size_t *indices, const int *status, int cmp,      \
-                T *cmp_values),                                                             \
-               (ivars, nelems, indices, status, cmp, cmp_values))
+    }
 SHMEMI_P2P_TYPES(SHMEMI_DEV_P2P)
 #undef SHMEMI_DEV_P2P
 
@@ -1056,6 +942,29 @@ SHMEMI_XDEV(int, fcollectmem_wg, (void *dest, const void *source, size_t nelems)
                 (dest, source, nreduce))
 SHMEMI_DEV_REDUCE_TYPES(SHMEMI_DEV_SUM_REDUCE)
 #undef SHMEMI_DEV_SUM_REDUCE
+
+/* ------------------------------------------ standard names from the op table */
+/* Every op-table row marked dev (include/shmem_ops.h) is a standard name in
+ * kernels: shmem_NAME (and shmem_ctx_NAME) forwarding to the shmemi_dev_NAME
+ * body above, with the row's parameters, so host and device names cannot
+ * drift apart. Types device code cannot hold (longdouble) have none. */
+#if defined(SHMEMI_DEV_PASS)
+#define SHMEMI_FN(SEC, FILE, VER, FORMS, DEV, RET, NAME, P)
+#define SHMEMI_OP(SEC, FILE, VER, FORMS, DEV, T, N, RET, NAME, P, A, GEN, BODY)                 \
+    SHMEMI_DEV_OP_##DEV(FORMS, N, RET, NAME, P, A)
+#define SHMEMI_DEV_OP_host(FORMS, N, RET, NAME, P, A)
+#define SHMEMI_DEV_OP_hd(FORMS, N, RET, NAME, P, A)
+#define SHMEMI_DEV_OP_dev(FORMS, N, RET, NAME, P, A)                                            \
+    SHMEMI_WHEN(SHMEMI_CAT(SHMEMI_DEV_NOT_, SHMEMI_PROBE(SHMEMI_DEV_SKIP_##N)),                 \
+                SHMEMI_DEV_STD_##FORMS, (RET, NAME, P, A))
+#define SHMEMI_DEV_NOT_0 1
+#define SHMEMI_DEV_NOT_1 0
+#define SHMEMI_DEV_STD_ctx SHMEMI_STD_CTX
+#define SHMEMI_DEV_STD_plain SHMEMI_STD
+SHMEMI_OPS_ALL()
+#undef SHMEMI_FN
+#undef SHMEMI_OP
+#endif
 
 /* ------------------------------------------------------- plan view bodies */
 #if defined(SHMEMI_DEV_PASS)

@@ -55,10 +55,13 @@
     X(size_t, size)                                                            \
     X(ptrdiff_t, ptrdiff)
 
-/* Extended AMO types: fetch, set, swap. */
-#define SHMEMI_AMO_EXT_TYPES(X)                                                \
+/* Extended AMO types: fetch, set, swap: the floating types and the
+ * standard AMO types. */
+#define SHMEMI_AMO_FLOAT_TYPES(X)                                              \
     X(float, float)                                                            \
-    X(double, double)                                                          \
+    X(double, double)
+#define SHMEMI_AMO_EXT_TYPES(X)                                                \
+    SHMEMI_AMO_FLOAT_TYPES(X)                                                  \
     SHMEMI_AMO_STD_TYPES(X)
 
 /* Bitwise AMO types: fetch_and, and, fetch_or, or, fetch_xor, xor. */

@@ -27,7 +27,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PREFIX=${PREFIX:-$ROOT/install}
 JOBS=${JOBS:-$(nproc)}
 
-PKGS=(cmake make gcc g++ pkg-config check libpmix-dev openmpi-bin libopenmpi-dev
+PKGS=(cmake make gcc g++ pkg-config check universal-ctags libpmix-dev openmpi-bin libopenmpi-dev
       libhsakmt-dev clang libclang-rt-14-dev clang-format hipcc libamdhip64-dev)
 
 deps() {

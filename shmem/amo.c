@@ -11,6 +11,9 @@
 
 #include "shmem/path_direct.h"
 
+#define SHMEMI_FILE amo
+#include "shmem/api.h"
+
 /* A 4- or 8-byte value as the bits of a 64-bit word, and back. */
 static inline uint64_t amo_bits(const void *p, size_t size) {
     if (size == 4) {
@@ -39,96 +42,27 @@ void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
     }
 }
 
+/* ------------------------------------------------------------ public names */
 /* One AMO of type T through the core; yields the old value (0 when not
  * fetched). */
-#define AMO(T, ctx, OP, dest, value, cond, fetched, pe)                                       \
-    ({                                                                                        \
-        T v_ = (value), c_ = (cond), old_ = 0;                                                \
-        shmemi_amo((ctx), SHMEMI_AMO_##OP, (void *)(dest), sizeof(T), &v_, &c_,               \
-                   (fetched) ? &old_ : NULL, (pe), __func__);                                 \
-        old_;                                                                                 \
+#define AMO(T, OP, dest, value, cond, fetched)                                                    \
+    ({                                                                                            \
+        T v_ = (value), c_ = (cond), old_ = 0;                                                    \
+        shmemi_amo(ctx, SHMEMI_AMO_##OP, (void *)(dest), sizeof(T), &v_, &c_,                     \
+                   (fetched) ? &old_ : NULL, pe, __func__);                                       \
+        old_;                                                                                     \
     })
-#define CTX_DEF shmemi_ctx_default_handle
 
-/* Each routine has a context form and a default-context form with the same
- * body; the _nbi fetching forms complete at once. */
-#define DEF_AMO(RT, NAME, PARAMS, RET, ...)                                                   \
-    RT shmem_ctx_##NAME(shmem_ctx_t ctx, PARAMS) { RET AMO(__VA_ARGS__); }                   \
-    RT shmem_##NAME(PARAMS) {                                                                 \
-        shmem_ctx_t ctx = CTX_DEF;                                                            \
-        RET AMO(__VA_ARGS__);                                                                 \
-    }
-#define DEF_AMO_NBI(NAME, PARAMS, ...)                                                        \
-    void shmem_ctx_##NAME##_nbi(shmem_ctx_t ctx, PARAMS) { *fetch = AMO(__VA_ARGS__); }      \
-    void shmem_##NAME##_nbi(PARAMS) {                                                         \
-        shmem_ctx_t ctx = CTX_DEF;                                                            \
-        *fetch = AMO(__VA_ARGS__);                                                            \
-    }
-#define P_(...) __VA_ARGS__
+/* The bodies of this file's rows of the op table (include/shmem_ops.h):
+ * fetching, not fetching, and the fetching _nbi forms (which complete at
+ * once: the value is in *fetch when they return). */
+#define SHMEMI_B_AMO_FETCH(T, OP, dest, value, cond) return AMO(T, OP, dest, value, cond, 1);
+#define SHMEMI_B_AMO(T, OP, dest, value, cond) (void)AMO(T, OP, dest, value, cond, 0);
+#define SHMEMI_B_AMO_NBI(T, OP, dest, value, cond) *fetch = AMO(T, OP, dest, value, cond, 1);
+#include "shmem/api_define.h"
 
-#define SHMEMI_DEF_AMO_EXT(T, N)                                                              \
-    DEF_AMO(T, N##_atomic_fetch, P_(const T *source, int pe), return,                        \
-            T, ctx, FETCH, source, 0, 0, 1, pe)                                               \
-    DEF_AMO(void, N##_atomic_set, P_(T *dest, T value, int pe), (void),                       \
-            T, ctx, SET, dest, value, 0, 0, pe)                                               \
-    DEF_AMO(T, N##_atomic_swap, P_(T *dest, T value, int pe), return,                         \
-            T, ctx, SWAP, dest, value, 0, 1, pe)                                              \
-    DEF_AMO_NBI(N##_atomic_fetch, P_(T *fetch, const T *source, int pe),                      \
-                T, ctx, FETCH, source, 0, 0, 1, pe)                                           \
-    DEF_AMO_NBI(N##_atomic_swap, P_(T *fetch, T *dest, T value, int pe),                      \
-                T, ctx, SWAP, dest, value, 0, 1, pe)
-SHMEMI_AMO_EXT_TYPES(SHMEMI_DEF_AMO_EXT)
-
-#define SHMEMI_DEF_AMO_STD(T, N)                                                              \
-    _Static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO type size");                       \
-    /* compare_swap returns the old value, whether or not it matched */                      \
-    DEF_AMO(T, N##_atomic_compare_swap, P_(T *dest, T cond, T value, int pe), return,         \
-            T, ctx, CSWAP, dest, value, cond, 1, pe)                                          \
-    DEF_AMO(T, N##_atomic_fetch_add, P_(T *dest, T value, int pe), return,                    \
-            T, ctx, ADD, dest, value, 0, 1, pe)                                               \
-    DEF_AMO(void, N##_atomic_add, P_(T *dest, T value, int pe), (void),                       \
-            T, ctx, ADD, dest, value, 0, 0, pe)                                               \
-    DEF_AMO(T, N##_atomic_fetch_inc, P_(T *dest, int pe), return,                             \
-            T, ctx, ADD, dest, 1, 0, 1, pe)                                                   \
-    DEF_AMO(void, N##_atomic_inc, P_(T *dest, int pe), (void),                                \
-            T, ctx, ADD, dest, 1, 0, 0, pe)                                                   \
-    DEF_AMO_NBI(N##_atomic_compare_swap, P_(T *fetch, T *dest, T cond, T value, int pe),      \
-                T, ctx, CSWAP, dest, value, cond, 1, pe)                                      \
-    DEF_AMO_NBI(N##_atomic_fetch_inc, P_(T *fetch, T *dest, int pe),                          \
-                T, ctx, ADD, dest, 1, 0, 1, pe)                                               \
-    DEF_AMO_NBI(N##_atomic_fetch_add, P_(T *fetch, T *dest, T value, int pe),                 \
-                T, ctx, ADD, dest, value, 0, 1, pe)
-SHMEMI_AMO_STD_TYPES(SHMEMI_DEF_AMO_STD)
-
-#define SHMEMI_DEF_AMO_BIT_OP(T, N, OP, OPNAME)                                               \
-    DEF_AMO(T, N##_atomic_fetch_##OP, P_(T *dest, T value, int pe), return,                   \
-            T, ctx, OPNAME, dest, value, 0, 1, pe)                                            \
-    DEF_AMO(void, N##_atomic_##OP, P_(T *dest, T value, int pe), (void),                      \
-            T, ctx, OPNAME, dest, value, 0, 0, pe)                                            \
-    DEF_AMO_NBI(N##_atomic_fetch_##OP, P_(T *fetch, T *dest, T value, int pe),                \
-                T, ctx, OPNAME, dest, value, 0, 1, pe)
-#define SHMEMI_DEF_AMO_BIT(T, N)                                                              \
-    SHMEMI_DEF_AMO_BIT_OP(T, N, and, AND)                                                     \
-    SHMEMI_DEF_AMO_BIT_OP(T, N, or, OR) SHMEMI_DEF_AMO_BIT_OP(T, N, xor, XOR)
-SHMEMI_AMO_BIT_TYPES(SHMEMI_DEF_AMO_BIT)
-
-/* Deprecated names: the same operations under their 1.3 spelling. */
-#define SHMEMI_DEF_AMO_DEPR_STD(T, N)                                                         \
-    T shmem_##N##_cswap(T *dest, T cond, T value, int pe) {                                   \
-        return shmem_##N##_atomic_compare_swap(dest, cond, value, pe);                        \
-    }                                                                                         \
-    T shmem_##N##_finc(T *dest, int pe) { return shmem_##N##_atomic_fetch_inc(dest, pe); }    \
-    void shmem_##N##_inc(T *dest, int pe) { shmem_##N##_atomic_inc(dest, pe); }               \
-    T shmem_##N##_fadd(T *dest, T value, int pe) {                                            \
-        return shmem_##N##_atomic_fetch_add(dest, value, pe);                                 \
-    }                                                                                         \
-    void shmem_##N##_add(T *dest, T value, int pe) { shmem_##N##_atomic_add(dest, value, pe); }
-SHMEMI_AMO_DEPR_STD_TYPES(SHMEMI_DEF_AMO_DEPR_STD)
-
-#define SHMEMI_DEF_AMO_DEPR_EXT(T, N)                                                         \
-    T shmem_##N##_fetch(const T *source, int pe) { return shmem_##N##_atomic_fetch(source, pe); } \
-    void shmem_##N##_set(T *dest, T value, int pe) { shmem_##N##_atomic_set(dest, value, pe); } \
-    T shmem_##N##_swap(T *dest, T value, int pe) { return shmem_##N##_atomic_swap(dest, value, pe); }
-SHMEMI_AMO_DEPR_EXT_TYPES(SHMEMI_DEF_AMO_DEPR_EXT)
+/* Every AMO type is 4 or 8 bytes: the core's two word sizes. */
+#define SHMEMI_AMO_SIZE_OK(T, N) _Static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO type size");
+SHMEMI_AMO_EXT_TYPES(SHMEMI_AMO_SIZE_OK)
 
 long shmem_swap(long *dest, long value, int pe) { return shmem_long_atomic_swap(dest, value, pe); }

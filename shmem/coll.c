@@ -19,6 +19,9 @@
  * which restores its words), so back-to-back collectives cannot race. */
 #include "shmem/shmemi.h"
 
+#define SHMEMI_FILE coll
+#include "shmem/api.h"
+
 #include <stdlib.h>
 
 /* The members of a collective: world PE start + i * stride for i < size. */
@@ -293,70 +296,6 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     return 0;
 }
 
-/* ---------------------------------------------------------- team routines */
-
-int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                       int PE_root) {
-    struct grp g;
-    if (grp_team(&g, team, __func__))
-        return -1;
-    return do_broadcast(&g, dest, source, nelems, PE_root, 1);
-}
-int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
-    struct grp g;
-    return grp_team(&g, team, __func__) ? -1 : do_collect(&g, dest, source, nelems);
-}
-int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
-    struct grp g;
-    return grp_team(&g, team, __func__) ? -1 : do_fcollect(&g, dest, source, nelems);
-}
-int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
-    struct grp g;
-    return grp_team(&g, team, __func__) ? -1 : do_alltoall(&g, dest, source, nelems);
-}
-int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
-                       ptrdiff_t sst, size_t nelems) {
-    struct grp g;
-    return grp_team(&g, team, __func__) ? -1
-                                        : do_alltoalls(&g, dest, source, dst, sst, nelems, 1);
-}
-
-#define SHMEMI_DEF_COLL(T, N)                                                                 \
-    int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
-                              int PE_root) {                                                  \
-        struct grp g;                                                                         \
-        if (grp_team(&g, team, __func__))                                                     \
-            return -1;                                                                        \
-        return do_broadcast(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__),      \
-                            PE_root, 1);                                                      \
-    }                                                                                         \
-    int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems) {     \
-        struct grp g;                                                                         \
-        if (grp_team(&g, team, __func__))                                                     \
-            return -1;                                                                        \
-        return do_collect(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__));      \
-    }                                                                                         \
-    int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems) {    \
-        struct grp g;                                                                         \
-        if (grp_team(&g, team, __func__))                                                     \
-            return -1;                                                                        \
-        return do_fcollect(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__));     \
-    }                                                                                         \
-    int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems) {    \
-        struct grp g;                                                                         \
-        if (grp_team(&g, team, __func__))                                                     \
-            return -1;                                                                        \
-        return do_alltoall(&g, dest, source, shmemi_bytes(nelems, sizeof(T), __func__));      \
-    }                                                                                         \
-    int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,     \
-                              ptrdiff_t sst, size_t nelems) {                                 \
-        struct grp g;                                                                         \
-        if (grp_team(&g, team, __func__))                                                     \
-            return -1;                                                                        \
-        return do_alltoalls(&g, dest, source, dst, sst, nelems, sizeof(T));                   \
-    }
-SHMEMI_RMA_TYPES(SHMEMI_DEF_COLL)
-
 /* ------------------------------------------------------------- reductions */
 
 #define RED_AND(a, b) ((a) & (b))
@@ -376,81 +315,59 @@ SHMEMI_RMA_TYPES(SHMEMI_DEF_COLL)
         for (size_t i = 0; i < n; i++)                                                        \
             a[i] = (T)EXPR(a[i], b[i]);                                                       \
     }
+#define SHMEMI_DEF_COMBINE_BIT(P, T, N)                                                       \
+    SHMEMI_DEF_COMBINE(P, T, N, and, RED_AND)                                                 \
+    SHMEMI_DEF_COMBINE(P, T, N, or, RED_OR) SHMEMI_DEF_COMBINE(P, T, N, xor, RED_XOR)
+#define SHMEMI_DEF_COMBINE_MINMAX(P, T, N)                                                    \
+    SHMEMI_DEF_COMBINE(P, T, N, max, RED_MAX) SHMEMI_DEF_COMBINE(P, T, N, min, RED_MIN)
+#define SHMEMI_DEF_COMBINE_ARITH(P, T, N)                                                     \
+    SHMEMI_DEF_COMBINE(P, T, N, sum, RED_SUM) SHMEMI_DEF_COMBINE(P, T, N, prod, RED_PROD)
+#define SHMEMI_COMB_BIT(T, N) SHMEMI_DEF_COMBINE_BIT(comb, T, N)
+#define SHMEMI_COMB_MINMAX(T, N) SHMEMI_DEF_COMBINE_MINMAX(comb, T, N)
+#define SHMEMI_COMB_ARITH(T, N) SHMEMI_DEF_COMBINE_ARITH(comb, T, N)
+#define SHMEMI_TOALL_BIT(T, N) SHMEMI_DEF_COMBINE_BIT(toall, T, N)
+#define SHMEMI_TOALL_MINMAX(T, N) SHMEMI_DEF_COMBINE_MINMAX(toall, T, N)
+#define SHMEMI_TOALL_ARITH(T, N) SHMEMI_DEF_COMBINE_ARITH(toall, T, N)
+SHMEMI_REDUCE_BIT_TYPES(SHMEMI_COMB_BIT)
+SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_COMB_MINMAX)
+SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_COMB_ARITH)
+SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_TOALL_BIT)
+SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_TOALL_MINMAX)
+SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_TOALL_ARITH)
 
-#define SHMEMI_DEF_REDUCE(T, N, OP, EXPR)                                                     \
-    SHMEMI_DEF_COMBINE(comb, T, N, OP, EXPR)                                                  \
-    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) { \
-        struct grp g;                                                                         \
-        if (grp_team(&g, team, __func__))                                                     \
-            return -1;                                                                        \
-        return do_reduce(&g, dest, source, nreduce, sizeof(T), comb_##N##_##OP);              \
-    }
-#define SHMEMI_DEF_REDUCE_BIT(T, N)                                                           \
-    SHMEMI_DEF_REDUCE(T, N, and, RED_AND)                                                     \
-    SHMEMI_DEF_REDUCE(T, N, or, RED_OR) SHMEMI_DEF_REDUCE(T, N, xor, RED_XOR)
-#define SHMEMI_DEF_REDUCE_MINMAX(T, N)                                                        \
-    SHMEMI_DEF_REDUCE(T, N, max, RED_MAX) SHMEMI_DEF_REDUCE(T, N, min, RED_MIN)
-#define SHMEMI_DEF_REDUCE_ARITH(T, N)                                                         \
-    SHMEMI_DEF_REDUCE(T, N, sum, RED_SUM) SHMEMI_DEF_REDUCE(T, N, prod, RED_PROD)
-SHMEMI_REDUCE_BIT_TYPES(SHMEMI_DEF_REDUCE_BIT)
-SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_DEF_REDUCE_MINMAX)
-SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_DEF_REDUCE_ARITH)
-
-/* ------------------------------------------------- deprecated active sets */
-
-#define SHMEMI_DEF_COLL_DEPR(B)                                                               \
-    void shmem_broadcast##B(void *dest, const void *source, size_t nelems, int PE_root,       \
-                            int PE_start, int logPE_stride, int PE_size, long *pSync) {       \
-        struct grp g;                                                                         \
-        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
-        /* The root's own dest is not written (the active-set definition). */                 \
-        do_broadcast(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__), PE_root, 0);    \
-    }                                                                                         \
-    void shmem_collect##B(void *dest, const void *source, size_t nelems, int PE_start,        \
-                          int logPE_stride, int PE_size, long *pSync) {                       \
-        struct grp g;                                                                         \
-        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
-        do_collect(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__));                  \
-    }                                                                                         \
-    void shmem_fcollect##B(void *dest, const void *source, size_t nelems, int PE_start,       \
-                           int logPE_stride, int PE_size, long *pSync) {                      \
-        struct grp g;                                                                         \
-        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
-        do_fcollect(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__));                 \
-    }                                                                                         \
-    void shmem_alltoall##B(void *dest, const void *source, size_t nelems, int PE_start,       \
-                           int logPE_stride, int PE_size, long *pSync) {                      \
-        struct grp g;                                                                         \
-        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
-        do_alltoall(&g, dest, source, shmemi_bytes(nelems, B / 8, __func__));                 \
-    }                                                                                         \
-    void shmem_alltoalls##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,     \
-                            size_t nelems, int PE_start, int logPE_stride, int PE_size,       \
-                            long *pSync) {                                                    \
-        struct grp g;                                                                         \
-        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
-        do_alltoalls(&g, dest, source, dst, sst, nelems, B / 8);                              \
-    }
-SHMEMI_COLL_DEPR_SIZES(SHMEMI_DEF_COLL_DEPR)
-
-#define SHMEMI_DEF_TO_ALL(T, N, OP, EXPR)                                                     \
-    SHMEMI_DEF_COMBINE(toall, T, N, OP, EXPR)                                                 \
-    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,       \
-                                   int logPE_stride, int PE_size, T *pWrk, long *pSync) {     \
-        (void)pWrk;                                                                           \
-        struct grp g;                                                                         \
-        grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                 \
-        if (nreduce < 0)                                                                      \
-            shmemi_fatal("%s: nreduce %d is negative", __func__, nreduce);                    \
-        do_reduce(&g, dest, source, (size_t)nreduce, sizeof(T), toall_##N##_##OP);            \
-    }
-#define SHMEMI_DEF_TO_ALL_BIT(T, N)                                                           \
-    SHMEMI_DEF_TO_ALL(T, N, and, RED_AND)                                                     \
-    SHMEMI_DEF_TO_ALL(T, N, or, RED_OR) SHMEMI_DEF_TO_ALL(T, N, xor, RED_XOR)
-#define SHMEMI_DEF_TO_ALL_MINMAX(T, N)                                                        \
-    SHMEMI_DEF_TO_ALL(T, N, max, RED_MAX) SHMEMI_DEF_TO_ALL(T, N, min, RED_MIN)
-#define SHMEMI_DEF_TO_ALL_ARITH(T, N)                                                         \
-    SHMEMI_DEF_TO_ALL(T, N, sum, RED_SUM) SHMEMI_DEF_TO_ALL(T, N, prod, RED_PROD)
-SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_DEF_TO_ALL_BIT)
-SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_DEF_TO_ALL_MINMAX)
-SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_DEF_TO_ALL_ARITH)
+/* ------------------------------------------------------------ public names */
+/* The bodies of this file's rows of the op table (include/shmem_ops.h). A
+ * team routine returns -1 on an invalid team; an active-set routine ends the
+ * job on a malformed set. ESZ is the element size. */
+#define SHMEMI_ON_TEAM(CALL)                                                                  \
+    struct grp g;                                                                             \
+    return grp_team(&g, team, __func__) ? -1 : CALL;
+#define SHMEMI_ON_SET(CALL)                                                                   \
+    struct grp g;                                                                             \
+    grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                     \
+    CALL;
+#define SHMEMI_NBYTES(ESZ) shmemi_bytes(nelems, ESZ, __func__)
+#define SHMEMI_B_BROADCAST(ESZ)                                                               \
+    SHMEMI_ON_TEAM(do_broadcast(&g, dest, source, SHMEMI_NBYTES(ESZ), PE_root, 1))
+#define SHMEMI_B_COLLECT(ESZ) SHMEMI_ON_TEAM(do_collect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_FCOLLECT(ESZ) SHMEMI_ON_TEAM(do_fcollect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_ALLTOALL(ESZ) SHMEMI_ON_TEAM(do_alltoall(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_ALLTOALLS(ESZ)                                                               \
+    SHMEMI_ON_TEAM(do_alltoalls(&g, dest, source, dst, sst, nelems, ESZ))
+#define SHMEMI_B_REDUCE(N, OP)                                                                \
+    SHMEMI_ON_TEAM(do_reduce(&g, dest, source, nreduce, sizeof *dest, comb_##N##_##OP))
+/* The root's own dest is not written (the active-set definition). */
+#define SHMEMI_B_BROADCAST_SET(ESZ)                                                           \
+    SHMEMI_ON_SET(do_broadcast(&g, dest, source, SHMEMI_NBYTES(ESZ), PE_root, 0))
+#define SHMEMI_B_COLLECT_SET(ESZ) SHMEMI_ON_SET(do_collect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_FCOLLECT_SET(ESZ)                                                            \
+    SHMEMI_ON_SET(do_fcollect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_ALLTOALL_SET(ESZ)                                                            \
+    SHMEMI_ON_SET(do_alltoall(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_ALLTOALLS_SET(ESZ)                                                           \
+    SHMEMI_ON_SET(do_alltoalls(&g, dest, source, dst, sst, nelems, ESZ))
+#define SHMEMI_B_TO_ALL(N, OP)                                                                \
+    (void)pWrk;                                                                               \
+    SHMEMI_ON_SET(if (nreduce < 0) shmemi_fatal("%s: nreduce %d is negative", __func__, nreduce); \
+                  do_reduce(&g, dest, source, (size_t)nreduce, sizeof *dest, toall_##N##_##OP))
+#include "shmem/api_define.h"

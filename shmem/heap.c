@@ -25,6 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define SHMEMI_FILE heap
+#include "shmem/api.h"
+
 static struct shmemi_alloc heap_alloc;
 static struct shmemi_alloc words_alloc; /* device heap kind: the host words area */
 static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -12,6 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define SHMEMI_FILE init
+#include "shmem/api.h"
+
 struct shmemi_state shmemi = {.my_pe = -1};
 
 extern char **environ;

@@ -7,6 +7,9 @@
  * oversubscribed PEs still progress. */
 #include "shmem/shmemi.h"
 
+#define SHMEMI_FILE lock
+#include "shmem/api.h"
+
 #define LOCK_TICKET ((uint64_t)1 << 32)
 #define LOCK_SERVING 0xffffffffULL
 

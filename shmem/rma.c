@@ -9,6 +9,9 @@
 
 #include "shmem/path_direct.h"
 
+#define SHMEMI_FILE rma
+#include "shmem/api.h"
+
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int pe, int nbi,
                 const char *fn) {
     if (SHMEMI_UNLIKELY(!bytes)) {
@@ -99,158 +102,23 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
 }
 
 /* ------------------------------------------------------------ public names */
-
-#define CTX_DEF shmemi_ctx_default_handle
-
-#define SHMEMI_DEF_RMA(T, N)                                                                  \
-    void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_put(ctx, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe) {                   \
-        shmemi_put(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_get(ctx, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe) {                   \
-        shmemi_get(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_put(ctx, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {               \
-        shmemi_put(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_get(ctx, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {               \
-        shmemi_get(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe) {                       \
-        shmemi_put(ctx, dest, &value, sizeof(T), pe, 0, __func__);                            \
-    }                                                                                         \
-    void shmem_##N##_p(T *dest, T value, int pe) {                                            \
-        shmemi_put(CTX_DEF, dest, &value, sizeof(T), pe, 0, __func__);                        \
-    }                                                                                         \
-    T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe) {                           \
-        T v;                                                                                  \
-        shmemi_get(ctx, &v, source, sizeof(T), pe, 0, __func__);                              \
-        return v;                                                                             \
-    }                                                                                         \
-    T shmem_##N##_g(const T *source, int pe) {                                                \
-        T v;                                                                                  \
-        shmemi_get(CTX_DEF, &v, source, sizeof(T), pe, 0, __func__);                          \
-        return v;                                                                             \
-    }                                                                                         \
-    void shmem_ctx_##N##_iput(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,       \
-                              ptrdiff_t sst, size_t nelems, int pe) {                         \
-        shmemi_iput(ctx, dest, source, dst, sst, nelems, sizeof(T), pe, __func__);            \
-    }                                                                                         \
-    void shmem_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                          int pe) {                                                           \
-        shmemi_iput(CTX_DEF, dest, source, dst, sst, nelems, sizeof(T), pe, __func__);        \
-    }                                                                                         \
-    void shmem_ctx_##N##_iget(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,       \
-                              ptrdiff_t sst, size_t nelems, int pe) {                         \
-        shmemi_iget(ctx, dest, source, dst, sst, nelems, sizeof(T), pe, __func__);            \
-    }                                                                                         \
-    void shmem_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                          int pe) {                                                           \
-        shmemi_iget(CTX_DEF, dest, source, dst, sst, nelems, sizeof(T), pe, __func__);        \
-    }                                                                                         \
-    void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
-                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-        shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), sig_addr, \
-                          signal, sig_op, pe, 0, __func__);                                   \
-    }                                                                                         \
-    void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems, uint64_t *sig_addr,  \
-                                uint64_t signal, int sig_op, int pe) {                        \
-        shmemi_put_signal(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__),   \
-                          sig_addr, signal, sig_op, pe, 0, __func__);                         \
-    }                                                                                         \
-    void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
-                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-        shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, sizeof(T), __func__), sig_addr, \
-                          signal, sig_op, pe, 1, __func__);                                   \
-    }                                                                                         \
-    void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
-                                    uint64_t signal, int sig_op, int pe) {                    \
-        shmemi_put_signal(CTX_DEF, dest, source, shmemi_bytes(nelems, sizeof(T), __func__),   \
-                          sig_addr, signal, sig_op, pe, 1, __func__);                         \
-    }
-SHMEMI_RMA_TYPES(SHMEMI_DEF_RMA)
-
-/* Sized and untyped forms: an element of BITS/8 bytes ("mem" = 1 byte). */
-#define SHMEMI_DEF_BYTES(NAME, ESIZE)                                                         \
-    void shmem_ctx_put##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { \
-        shmemi_put(ctx, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_put##NAME(void *dest, const void *source, size_t nelems, int pe) {             \
-        shmemi_put(CTX_DEF, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_ctx_get##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { \
-        shmemi_get(ctx, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_get##NAME(void *dest, const void *source, size_t nelems, int pe) {             \
-        shmemi_get(CTX_DEF, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 0, __func__); \
-    }                                                                                         \
-    void shmem_ctx_put##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
-                                   int pe) {                                                  \
-        shmemi_put(ctx, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_put##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe) {       \
-        shmemi_put(CTX_DEF, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_ctx_get##NAME##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
-                                   int pe) {                                                  \
-        shmemi_get(ctx, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_get##NAME##_nbi(void *dest, const void *source, size_t nelems, int pe) {       \
-        shmemi_get(CTX_DEF, dest, source, shmemi_bytes(nelems, ESIZE, __func__), pe, 1, __func__); \
-    }                                                                                         \
-    void shmem_ctx_put##NAME##_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, \
-                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-        shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, ESIZE, __func__), sig_addr,  \
-                          signal, sig_op, pe, 0, __func__);                                   \
-    }                                                                                         \
-    void shmem_put##NAME##_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, \
-                                  uint64_t signal, int sig_op, int pe) {                      \
-        shmemi_put_signal(CTX_DEF, dest, source, shmemi_bytes(nelems, ESIZE, __func__),       \
-                          sig_addr, signal, sig_op, pe, 0, __func__);                         \
-    }                                                                                         \
-    void shmem_ctx_put##NAME##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,    \
-                                          size_t nelems, uint64_t *sig_addr, uint64_t signal, \
-                                          int sig_op, int pe) {                               \
-        shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, ESIZE, __func__), sig_addr,  \
-                          signal, sig_op, pe, 1, __func__);                                   \
-    }                                                                                         \
-    void shmem_put##NAME##_signal_nbi(void *dest, const void *source, size_t nelems,          \
-                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-        shmemi_put_signal(CTX_DEF, dest, source, shmemi_bytes(nelems, ESIZE, __func__),       \
-                          sig_addr, signal, sig_op, pe, 1, __func__);                         \
-    }
-
-#define SHMEMI_DEF_SIZED(B)                                                                   \
-    SHMEMI_DEF_BYTES(B, (B) / 8)                                                              \
-    void shmem_ctx_iput##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,     \
-                           ptrdiff_t sst, size_t nelems, int pe) {                            \
-        shmemi_iput(ctx, dest, source, dst, sst, nelems, (B) / 8, pe, __func__);              \
-    }                                                                                         \
-    void shmem_iput##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                       int pe) {                                                              \
-        shmemi_iput(CTX_DEF, dest, source, dst, sst, nelems, (B) / 8, pe, __func__);          \
-    }                                                                                         \
-    void shmem_ctx_iget##B(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst,     \
-                           ptrdiff_t sst, size_t nelems, int pe) {                            \
-        shmemi_iget(ctx, dest, source, dst, sst, nelems, (B) / 8, pe, __func__);              \
-    }                                                                                         \
-    void shmem_iget##B(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
-                       int pe) {                                                              \
-        shmemi_iget(CTX_DEF, dest, source, dst, sst, nelems, (B) / 8, pe, __func__);          \
-    }
-SHMEMI_RMA_SIZES(SHMEMI_DEF_SIZED)
-SHMEMI_DEF_BYTES(mem, 1)
+/* The bodies of this file's rows of the op table (include/shmem_ops.h): ESZ
+ * is the element size, NBI 1 for the non-blocking forms. */
+#define SHMEMI_B_PUT(ESZ, NBI)                                                                    \
+    shmemi_put(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), pe, NBI, __func__);
+#define SHMEMI_B_GET(ESZ, NBI)                                                                    \
+    shmemi_get(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), pe, NBI, __func__);
+#define SHMEMI_B_P() shmemi_put(ctx, dest, &value, sizeof value, pe, 0, __func__);
+#define SHMEMI_B_G(T)                                                                             \
+    T v_;                                                                                         \
+    shmemi_get(ctx, &v_, source, sizeof v_, pe, 0, __func__);                                     \
+    return v_;
+#define SHMEMI_B_IPUT(ESZ) shmemi_iput(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
+#define SHMEMI_B_IGET(ESZ) shmemi_iget(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
+#define SHMEMI_B_PUT_SIGNAL(ESZ, NBI)                                                             \
+    shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), sig_addr, signal,   \
+                      sig_op, pe, NBI, __func__);
+#include "shmem/api_define.h"
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
     uint64_t v;

@@ -9,6 +9,7 @@
 #define SHMEMI_H
 
 #define SHMEMI_NO_GENERIC 1 /* the library defines the names the generics dispatch to */
+#define SHMEM_NO_DEPRECATION_WARNINGS 1 /* it defines the deprecated ones too */
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,6 +1,9 @@
 /* Ordering, completion, barriers and point-to-point synchronization. */
 #include "shmem/shmemi.h"
 
+#define SHMEMI_FILE sync
+#include "shmem/api.h"
+
 /* ------------------------------------------------------- fence and quiet */
 
 /* Every row of the path table completes (or orders) what the context queued
@@ -166,7 +169,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
     r.path->load(&r, out, esize, fn);
 }
 
-#define SHMEMI_DEF_P2P(T, N)                                                                  \
+#define SHMEMI_P2P_CORE(T, N)                                                                  \
     static inline T load_##N(const T *p, const char *fn) {                                    \
         T x;                                                                                  \
         shmemi_ivar_load(p, sizeof(T), &x, fn);                                               \
@@ -187,14 +190,10 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
     static void check_##N(const T *p, size_t n, const char *fn) {                             \
         shmemi_ivars_check(p, n, sizeof(T), fn);                                              \
     }                                                                                         \
-    int shmem_##N##_test(T *ivar, int cmp, T cmp_value) {                                     \
-        check_##N(ivar, 1, __func__);                                                         \
-        return cmp_##N(ivar, cmp, cmp_value, __func__);                                       \
-    }                                                                                         \
-    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                              \
-        check_##N(ivar, 1, __func__);                                                         \
+    static void wait_until_##N(T *ivar, int cmp, T v, const char *fn) {                       \
+        check_##N(ivar, 1, fn);                                                               \
         struct shmemi_spin s = {0};                                                           \
-        while (!cmp_##N(ivar, cmp, cmp_value, __func__))                                      \
+        while (!cmp_##N(ivar, cmp, v, fn))                                                    \
             shmemi_spin(&s);                                                                  \
     }                                                                                         \
     /* The array forms: `vals` is NULL for one value, else one per element. */                \
@@ -259,77 +258,44 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                 return k;                                                                     \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
-    }                                                                                         \
-    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) { \
-        wait_all_##N(ivars, nelems, status, cmp, cmp_value, NULL, __func__);                  \
-    }                                                                                         \
-    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,    \
-                                      T cmp_value) {                                          \
-        return wait_any_##N(ivars, nelems, status, cmp, cmp_value, NULL, __func__);           \
-    }                                                                                         \
-    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,              \
-                                       const int *status, int cmp, T cmp_value) {             \
-        return wait_some_##N(ivars, nelems, indices, status, cmp, cmp_value, NULL, __func__); \
-    }                                                                                         \
-    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                           T *cmp_values) {                                   \
-        wait_all_##N(ivars, nelems, status, cmp, 0, cmp_values, __func__);                    \
-    }                                                                                         \
-    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                             T *cmp_values) {                                 \
-        return wait_any_##N(ivars, nelems, status, cmp, 0, cmp_values, __func__);             \
-    }                                                                                         \
-    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,       \
-                                              const int *status, int cmp, T *cmp_values) {    \
-        return wait_some_##N(ivars, nelems, indices, status, cmp, 0, cmp_values, __func__);   \
-    }                                                                                         \
-    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) { \
-        check_##N(ivars, nelems, __func__);                                                   \
-        return all_##N(ivars, nelems, status, cmp, cmp_value, NULL, __func__);                \
-    }                                                                                         \
-    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) { \
-        check_##N(ivars, nelems, __func__);                                                   \
-        int live;                                                                             \
-        return any_##N(ivars, nelems, status, cmp, cmp_value, NULL, &live, __func__);         \
-    }                                                                                         \
-    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
-                                 int cmp, T cmp_value) {                                      \
-        check_##N(ivars, nelems, __func__);                                                   \
-        int live;                                                                             \
-        return some_##N(ivars, nelems, indices, status, cmp, cmp_value, NULL, &live, __func__); \
-    }                                                                                         \
-    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,      \
-                                    T *cmp_values) {                                          \
-        check_##N(ivars, nelems, __func__);                                                   \
-        return all_##N(ivars, nelems, status, cmp, 0, cmp_values, __func__);                  \
-    }                                                                                         \
-    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,   \
-                                       T *cmp_values) {                                       \
-        check_##N(ivars, nelems, __func__);                                                   \
-        int live;                                                                             \
-        return any_##N(ivars, nelems, status, cmp, 0, cmp_values, &live, __func__);           \
-    }                                                                                         \
-    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,             \
-                                        const int *status, int cmp, T *cmp_values) {          \
-        check_##N(ivars, nelems, __func__);                                                   \
-        int live;                                                                             \
-        return some_##N(ivars, nelems, indices, status, cmp, 0, cmp_values, &live, __func__); \
     }
-SHMEMI_P2P_TYPES(SHMEMI_DEF_P2P)
+SHMEMI_P2P_TYPES(SHMEMI_P2P_CORE)
 
-#define SHMEMI_DEF_WAIT_DEPR(T, N)                                                            \
-    void shmem_##N##_wait(T *ivar, T cmp_value) {                                             \
-        shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                                \
-    }
-SHMEMI_WAIT_DEPR_TYPES(SHMEMI_DEF_WAIT_DEPR)
-void shmem_wait(long *ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+/* The bodies of the point-to-point rows of the op table: V is the one
+ * comparison value, VALS the vector of them (or NULL). */
+#define SHMEMI_B_WAIT_UNTIL(N) wait_until_##N(ivar, cmp, cmp_value, __func__);
+#define SHMEMI_B_WAIT(N) wait_until_##N(ivar, SHMEM_CMP_NE, cmp_value, __func__);
+#define SHMEMI_B_TEST(N)                                                                      \
+    check_##N(ivar, 1, __func__);                                                             \
+    return cmp_##N(ivar, cmp, cmp_value, __func__);
+#define SHMEMI_B_WAIT_ALL(N, V, VALS) wait_all_##N(ivars, nelems, status, cmp, V, VALS, __func__);
+#define SHMEMI_B_WAIT_ANY(N, V, VALS)                                                         \
+    return wait_any_##N(ivars, nelems, status, cmp, V, VALS, __func__);
+#define SHMEMI_B_WAIT_SOME(N, V, VALS)                                                        \
+    return wait_some_##N(ivars, nelems, indices, status, cmp, V, VALS, __func__);
+#define SHMEMI_B_TEST_ALL(N, V, VALS)                                                         \
+    check_##N(ivars, nelems, __func__);                                                       \
+    return all_##N(ivars, nelems, status, cmp, V, VALS, __func__);
+#define SHMEMI_B_TEST_ANY(N, V, VALS)                                                         \
+    int live;                                                                                 \
+    check_##N(ivars, nelems, __func__);                                                       \
+    return any_##N(ivars, nelems, status, cmp, V, VALS, &live, __func__);
+#define SHMEMI_B_TEST_SOME(N, V, VALS)                                                        \
+    int live;                                                                                 \
+    check_##N(ivars, nelems, __func__);                                                       \
+    return some_##N(ivars, nelems, indices, status, cmp, V, VALS, &live, __func__);
+#include "shmem/api_define.h"
+
+void shmem_wait(long *ivar, long cmp_value) {
+    wait_until_long(ivar, SHMEM_CMP_NE, cmp_value, __func__);
+}
 void shmem_wait_until(long *ivar, int cmp, long cmp_value) {
-    shmem_long_wait_until(ivar, cmp, cmp_value);
+    wait_until_long(ivar, cmp, cmp_value, __func__);
 }
 
 /* ------------------------------------------------------------------ signals */
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
-    shmem_uint64_wait_until(sig_addr, cmp, cmp_value);
+    wait_until_uint64(sig_addr, cmp, cmp_value, __func__);
     return load_uint64(sig_addr, __func__);
 }

@@ -19,6 +19,9 @@
 
 #include <stdlib.h>
 
+#define SHMEMI_FILE team
+#include "shmem/api.h"
+
 struct shmemi_team shmemi_team_world, shmemi_team_shared;
 shmem_team_t const SHMEM_TEAM_WORLD = &shmemi_team_world;
 /* Every PE of a job is on this node: SHARED is WORLD's members. */

@@ -1,10 +1,12 @@
 #!/bin/sh
 # The shared library exports only the public prefixes (shmem_, shmemx_,
-# pshmem_, SHMEM_ objects) and the deprecated setup and allocation names.
+# SHMEM_ objects), the deprecated setup and allocation names, and their
+# profiling twins (pshmem_..., p<name>).
 set -eu
 lib=$1
 bad=$(nm -D --defined-only "$lib" | awk '{print $3}' |
-      grep -v -E '^(shmem_|shmemx_|pshmem_|pshmemx_|SHMEM_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$)' || true)
+      grep -v -E '^p?(shmem_|shmemx_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$)|^SHMEM_' ||
+      true)
 if [ -n "$bad" ]; then
     echo "libshmem exports non-public symbols:"
     echo "$bad"

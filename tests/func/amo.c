@@ -3,7 +3,7 @@
  * _nbi forms completed by quiet, and contention from every PE on one word
  * with exact totals. */
 #include "check.h"
-#include "spec_types.h"
+#include "../../include/shmem_typelists.h" /* the spec's type tables */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -120,7 +120,7 @@ static void reset_checksum(void)
         shmem_free(ctr);                                                                           \
         shmem_free(x);                                                                             \
     }
-STD_AMO_TYPES(DEFINE_STD_TEST)
+SHMEMI_AMO_STD_TYPES(DEFINE_STD_TEST)
 
 #if FUNC_SPEC_15
 #define EXT_NBI(T, N)                                                                              \
@@ -168,7 +168,7 @@ STD_AMO_TYPES(DEFINE_STD_TEST)
         shmem_barrier_all();                                                                       \
         shmem_free(x);                                                                             \
     }
-EXT_AMO_TYPES(DEFINE_EXT_TEST)
+SHMEMI_AMO_FLOAT_TYPES(DEFINE_EXT_TEST)
 
 #if FUNC_SPEC_15
 #define BIT_NBI(T, N)                                                                              \
@@ -223,7 +223,7 @@ EXT_AMO_TYPES(DEFINE_EXT_TEST)
         shmem_barrier_all();                                                                       \
         shmem_free(w);                                                                             \
     }
-BIT_AMO_TYPES(DEFINE_BIT_TEST)
+SHMEMI_AMO_BIT_TYPES(DEFINE_BIT_TEST)
 
 int main(void)
 {
@@ -238,9 +238,9 @@ int main(void)
 #define RUN_STD(T, N) test_std_##N();
 #define RUN_EXT(T, N) test_ext_##N();
 #define RUN_BIT(T, N) test_bit_##N();
-    STD_AMO_TYPES(RUN_STD)
-    EXT_AMO_TYPES(RUN_EXT)
-    BIT_AMO_TYPES(RUN_BIT)
+    SHMEMI_AMO_STD_TYPES(RUN_STD)
+    SHMEMI_AMO_FLOAT_TYPES(RUN_EXT)
+    SHMEMI_AMO_BIT_TYPES(RUN_BIT)
     shmem_barrier_all();
     shmem_free(checksum);
     func_pass("amo");

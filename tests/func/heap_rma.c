@@ -3,7 +3,7 @@
  * from 1 byte to 4 MiB (powers of two and odd sizes, aligned and not), to
  * self and to every peer, and a ring that forwards a payload through all PEs. */
 #include "check.h"
-#include "spec_types.h"
+#include "../../include/shmem_typelists.h" /* the spec's type tables */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -106,7 +106,7 @@ static int val(int pe, int i, int ph)
         shmem_free(dst);                                                                           \
         shmem_free(src);                                                                           \
     }
-RMA_TYPES(DEFINE_TYPED_TEST)
+SHMEMI_RMA_TYPES(DEFINE_TYPED_TEST)
 
 /* Sized routines: put/get 8..128 bits, mem, and their _nbi forms. */
 static void test_sized(void)
@@ -267,7 +267,7 @@ int main(void)
     me = shmem_my_pe();
     npes = shmem_n_pes();
 #define RUN(T, N) test_##N();
-    RMA_TYPES(RUN)
+    SHMEMI_RMA_TYPES(RUN)
     test_sized();
     test_sizes();
     test_ring();

@@ -3,7 +3,7 @@
  * shmem_signal_fetch and shmem_signal_wait_until. The data must be complete
  * when the signal is observed. */
 #include "check.h"
-#include "spec_types.h"
+#include "../../include/shmem_typelists.h" /* the spec's type tables */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -109,7 +109,7 @@ static void test_add(uint64_t *sig)
         }                                                                                          \
         shmem_free(dst);                                                                           \
     }
-RMA_TYPES(DEFINE_TYPED)
+SHMEMI_RMA_TYPES(DEFINE_TYPED)
 
 static void test_sized(uint64_t *sig)
 {
@@ -168,7 +168,7 @@ int main(void)
     test_big(sig);
     test_add(sig);
 #define RUN(T, N) test_##N(sig);
-    RMA_TYPES(RUN)
+    SHMEMI_RMA_TYPES(RUN)
     test_sized(sig);
     shmem_barrier_all();
     shmem_free(sig);

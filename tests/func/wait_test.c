@@ -2,7 +2,7 @@
  * _vector forms, for every point-to-point type and every comparison, with
  * status arrays that exclude entries; producers and consumers on different PEs. */
 #include "check.h"
-#include "spec_types.h"
+#include "../../include/shmem_typelists.h" /* the spec's type tables */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -183,7 +183,7 @@ static const int none[NV] = {1, 1, 1, 1, 1, 1, 1, 1};
         shmem_free(iv);                                                                            \
         MULTI_TESTS(T, N)                                                                          \
     }
-P2P_TYPES(DEFINE_TEST)
+SHMEMI_P2P_TYPES(DEFINE_TEST)
 
 int main(void)
 {
@@ -191,7 +191,7 @@ int main(void)
     me = shmem_my_pe();
     npes = shmem_n_pes();
 #define RUN(T, N) test_##N();
-    P2P_TYPES(RUN)
+    SHMEMI_P2P_TYPES(RUN)
     func_pass("wait_test");
     shmem_finalize();
     return 0;

@@ -1,0 +1,313 @@
+/* Writes the installed API headers from the op table (shmem_ops.h) and the
+ * type lists (shmem_typelists.h), when the build is configured:
+ *
+ *   gen_api <shmem.h.in> <pshmem.h.in> <outdir>
+ *     <outdir>/shmem.h        the template with its @...@ lines replaced:
+ *                             @API <sec>@  one prototype per routine of section sec
+ *                             @GENERIC@    the C11 type-generic selections
+ *                             @CXX@        the same names as C++ overloads
+ *     <outdir>/pshmem.h       the profiling names (@PSHMEM@: one per routine)
+ *     <outdir>/shmem_api.txt  every exported routine name and its version
+ *                             (v15, dep, v16, ext), for the export test
+ *
+ * It is compiled with the C compiler of the build, so the type classes it
+ * finds with _Generic (int32_t is int, size_t is unsigned long, ...) are the
+ * target's: a generic selection must not name one type twice. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shmem_ops.h"
+
+struct row {
+    const char *sec, *file, *ver, *forms, *dev, *type, *tname, *ret, *name, *params, *args,
+        *gen;
+    int cls;        /* type class of T (0: void); rows of one class share a generic arm */
+    char fam[96];   /* family: the name with the type name replaced by '@' */
+};
+
+static struct row rows[4096];
+static int nrows;
+
+/* One class per distinct C type a row can have (the fixed-width and size
+ * types are one of these); complex types have no C++ overloads. */
+#define CLASS(T)                                                                                  \
+    _Generic((T *)0, char *: 1, signed char *: 2, unsigned char *: 3, short *: 4,                 \
+             unsigned short *: 5, int *: 6, unsigned int *: 7, long *: 8, unsigned long *: 9,     \
+             long long *: 10, unsigned long long *: 11, float *: 12, double *: 13,                \
+             long double *: 14, float _Complex *: 15, double _Complex *: 16, default: 0)
+#define CLASS_COMPLEX(c) ((c) == 15 || (c) == 16)
+
+static void add(const char *sec, const char *file, const char *ver, const char *forms,
+                const char *dev, const char *type, const char *tname, const char *ret,
+                const char *name, const char *params, const char *args, const char *gen,
+                int cls) {
+    if (nrows == (int)(sizeof rows / sizeof rows[0])) {
+        fprintf(stderr, "gen_api: more than %d rows\n", nrows);
+        exit(1);
+    }
+    struct row *r = &rows[nrows++];
+    *r = (struct row){sec, file, ver, forms, dev, type, tname, ret, name, params, args, gen, cls,
+                      ""};
+    /* family key: the name with the first occurrence of the type name replaced */
+    const char *at = *tname ? strstr(name, tname) : NULL;
+    if (at)
+        snprintf(r->fam, sizeof r->fam, "%s:%.*s@%s", sec, (int)(at - name), name,
+                 at + strlen(tname));
+    else
+        snprintf(r->fam, sizeof r->fam, "%s:%s", sec, name);
+}
+
+#define SHMEMI_OP(SEC, FILE, VER, FORMS, DEV, T, N, RET, NAME, P, A, GEN, BODY)                   \
+    add(#SEC, #FILE, #VER, #FORMS, #DEV, SHMEMI_STR(T), #N, SHMEMI_STR(RET), #NAME,               \
+        SHMEMI_STR(P), SHMEMI_STR(A), #GEN, CLASS(T));
+#define SHMEMI_FN(SEC, FILE, VER, FORMS, DEV, RET, NAME, P)                                       \
+    add(#SEC, #FILE, #VER, #FORMS, #DEV, "void", "", SHMEMI_STR(RET), #NAME, SHMEMI_STR(P), "",   \
+        "none", 0);
+
+static void load(void) { SHMEMI_OPS_ALL() }
+
+/* ------------------------------------------------------------- prototypes */
+static int is(const char *a, const char *b) { return strcmp(a, b) == 0; }
+
+/* "ret name": no space after a pointer's star. */
+static void ret_name(FILE *f, const char *ret, const char *pre, const char *name) {
+    size_t n = strlen(ret);
+    fprintf(f, "%s%s%s%s", ret, n && ret[n - 1] == '*' ? "" : " ", pre, name);
+}
+
+/* The parameters with a context first: "(shmem_ctx_t ctx, ...)". */
+static void ctx_params(FILE *f, const char *params) {
+    if (is(params, "(void)"))
+        fputs("(shmem_ctx_t ctx)", f);
+    else
+        fprintf(f, "(shmem_ctx_t ctx, %s", params + 1);
+}
+
+/* Name prefixes of a row's forms: {plain, ctx} for shmem.h or pshmem.h. */
+static const char *prefix(const struct row *r, int ctx, int profiling) {
+    if (is(r->forms, "bare"))
+        return profiling ? "p" : "";
+    if (ctx)
+        return profiling ? "pshmem_ctx_" : "shmem_ctx_";
+    return profiling ? "pshmem_" : "shmem_";
+}
+
+/* A deprecated C function that C++ keeps as one overload of a generic name
+ * that is not deprecated (shmem_wait_until on long). */
+static int cxx_overload_of_current(const struct row *r) {
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].cls && is(rows[i].gen, r->name) && is(rows[i].params, r->params))
+            return !is(rows[i].ver, "dep");
+    return 0;
+}
+
+static void proto(FILE *f, const struct row *r, int ctx, int profiling) {
+    if (!profiling && !is(r->dev, "host"))
+        fputs("SHMEM_HD ", f);
+    if (!profiling && is(r->ver, "dep"))
+        fputs(cxx_overload_of_current(r) ? "SHMEMI_DEPRECATED_C " : "SHMEMI_DEPRECATED ", f);
+    ret_name(f, r->ret, prefix(r, ctx, profiling), r->name);
+    if (ctx)
+        ctx_params(f, r->params);
+    else
+        fputs(r->params, f);
+    fputs(";\n", f);
+}
+
+/* Every routine of section sec (NULL: all), family by family in the order
+ * of the op table, each family's types in the order of its list; the
+ * context form follows the plain one. */
+static void emit_protos(FILE *f, const char *sec, int profiling) {
+    static char done[4096];
+    memset(done, 0, sizeof done);
+    for (int i = 0; i < nrows; i++) {
+        if (done[i] || (sec && !is(rows[i].sec, sec)))
+            continue;
+        for (int j = i; j < nrows; j++) {
+            if (done[j] || !is(rows[j].fam, rows[i].fam))
+                continue;
+            done[j] = 1;
+            proto(f, &rows[j], 0, profiling);
+            if (is(rows[j].forms, "ctx"))
+                proto(f, &rows[j], 1, profiling);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- generics */
+/* Parameter k of a "(a, b, c)" list, copied into buf. */
+static const char *param(const char *params, int k, char *buf, size_t len) {
+    const char *p = params + 1;
+    for (; k > 0 && p; k--) {
+        p = strchr(p, ',');
+        if (p)
+            p += 2;
+    }
+    if (!p)
+        return "";
+    size_t n = strcspn(p, ",)");
+    snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+    return buf;
+}
+
+/* The parameter a generic selects on: the first one that is not a team. */
+static int sel_index(const struct row *r) {
+    char b[128];
+    return strncmp(param(r->params, 0, b, sizeof b), "shmem_team_t", 12) == 0;
+}
+
+/* The rows of generic g, one per type class, in list order. */
+static int gen_rows(const char *g, const struct row **out) {
+    int n = 0, seen[32] = {0};
+    for (int i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        if (!is(r->gen, g) || !r->cls || seen[r->cls])
+            continue;
+        seen[r->cls] = 1;
+        out[n++] = r;
+    }
+    return n;
+}
+
+static int first_with_gen(int i) {
+    for (int j = 0; j < i; j++)
+        if (is(rows[j].gen, rows[i].gen))
+            return 0;
+    return !is(rows[i].gen, "none");
+}
+
+/* The associations `T *: shmem_<ctx>NAME,` of one selection; ctx < 0: the
+ * selection has no default and its last association ends the macro. */
+static void arms(FILE *f, const struct row **g, int n, int ctx, const char *indent) {
+    char b[128];
+    const char *pre = ctx > 0 ? "shmem_ctx_" : "shmem_";
+    for (int k = 0; k < n; k++) {
+        const char *p = param(g[k]->params, sel_index(g[k]), b, sizeof b);
+        if (strncmp(p, "const ", 6) == 0)
+            fprintf(f, "%sconst %s *: %s%s, \\\n", indent, g[k]->type, pre, g[k]->name);
+        if (k + 1 < n || ctx >= 0)
+            fprintf(f, "%s%s *: %s%s, \\\n", indent, g[k]->type, pre, g[k]->name);
+        else
+            fprintf(f, "%s%s *: %s%s)(__VA_ARGS__)\n", indent, g[k]->type, pre, g[k]->name);
+    }
+}
+
+/* One C11 generic selection: shmem_GEN(...) over the rows g[0..n). */
+static void generic(FILE *f, const struct row **g, int n) {
+    const char *arg =
+        sel_index(g[0]) ? "SHMEMI_ARG2(__VA_ARGS__, 0, 0)" : "SHMEMI_ARG1(__VA_ARGS__, 0)";
+    fprintf(f, "#define shmem_%s(...) \\\n", g[0]->gen);
+    if (!is(g[0]->forms, "ctx")) {
+        fprintf(f, "    _Generic(%s, \\\n", arg);
+        arms(f, g, n, -1, "        ");
+        return;
+    }
+    /* With a context first, the element pointer is the second argument. */
+    fputs("    _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
+    fputs("        shmem_ctx_t: _Generic(SHMEMI_ARG2(__VA_ARGS__, 0, 0), \\\n", f);
+    arms(f, g, n, 1, "            ");
+    fputs("            default: shmemi_generic_no_such_type), \\\n", f);
+    fputs("        default: _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
+    arms(f, g, n, 0, "            ");
+    fputs("            default: shmemi_generic_no_such_type))(__VA_ARGS__)\n", f);
+}
+
+/* emit(f, rows, n) for each generic name, in the order of the op table. */
+static void each_generic(FILE *f, void (*emit)(FILE *, const struct row **, int)) {
+    const struct row *g[64];
+    for (int i = 0; i < nrows; i++)
+        if (first_with_gen(i))
+            emit(f, g, gen_rows(rows[i].gen, g));
+}
+
+/* A C function of the same name and parameters (the deprecated long forms of
+ * shmem_wait_until, shmem_wait and shmem_swap) is that type's overload. */
+static int has_c_function(const char *gen, const struct row *r) {
+    for (int i = 0; i < nrows; i++)
+        if (!rows[i].cls && is(rows[i].name, gen) && is(rows[i].params, r->params))
+            return 1;
+    return 0;
+}
+
+static void overload(FILE *f, const struct row *r, int ctx) {
+    fputs(is(r->ver, "dep") ? "SHMEMI_DEPRECATED inline " : "inline ", f);
+    ret_name(f, r->ret, "shmem_", r->gen);
+    if (ctx)
+        ctx_params(f, r->params);
+    else
+        fputs(r->params, f);
+    fprintf(f, " {\n    return %s%s(%s%s;\n}\n", ctx ? "shmem_ctx_" : "shmem_", r->name,
+            ctx ? "ctx, " : "", r->args + 1);
+}
+
+/* The overloads of one generic name (no complex types: they are C only). */
+static void overloads(FILE *f, const struct row **g, int n) {
+    for (int k = 0; k < n; k++) {
+        if (CLASS_COMPLEX(g[k]->cls) || has_c_function(g[k]->gen, g[k]))
+            continue;
+        overload(f, g[k], 0);
+        if (is(g[k]->forms, "ctx"))
+            overload(f, g[k], 1);
+    }
+}
+
+/* ---------------------------------------------------------------- output */
+static FILE *open_or_die(const char *dir, const char *name, const char *mode) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+    FILE *f = fopen(path, mode);
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    return f;
+}
+
+/* Copy the template, expanding its @...@ lines. */
+static void fill(const char *tmpl, const char *dir, const char *out) {
+    FILE *in = open_or_die(NULL, tmpl, "r"), *f = open_or_die(dir, out, "w");
+    char line[1024], sec[64];
+    while (fgets(line, sizeof line, in)) {
+        if (sscanf(line, "@API %63[a-z0-9]@", sec) == 1)
+            emit_protos(f, sec, 0);
+        else if (strcmp(line, "@GENERIC@\n") == 0)
+            each_generic(f, generic);
+        else if (strcmp(line, "@CXX@\n") == 0)
+            each_generic(f, overloads);
+        else if (strcmp(line, "@PSHMEM@\n") == 0)
+            emit_protos(f, NULL, 1);
+        else
+            fputs(line, f);
+    }
+    if (ferror(in) || fclose(f)) {
+        fprintf(stderr, "gen_api: writing %s/%s failed\n", dir, out);
+        exit(1);
+    }
+    fclose(in);
+}
+
+static void emit_names(const char *dir) {
+    FILE *f = open_or_die(dir, "shmem_api.txt", "w");
+    for (int i = 0; i < nrows; i++) {
+        const struct row *r = &rows[i];
+        fprintf(f, "%s%s %s\n", prefix(r, 0, 0), r->name, r->ver);
+        if (is(r->forms, "ctx"))
+            fprintf(f, "%s%s %s\n", prefix(r, 1, 0), r->name, r->ver);
+    }
+    fclose(f);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: gen_api <shmem.h.in> <pshmem.h.in> <outdir>\n");
+        return 2;
+    }
+    load();
+    fill(argv[1], argv[3], "shmem.h");
+    fill(argv[2], argv[3], "pshmem.h");
+    emit_names(argv[3]);
+    return 0;
+}
