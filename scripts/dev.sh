@@ -7,6 +7,9 @@
 #   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
 #   scripts/dev.sh fuzz      a short libFuzzer run of the soft engine's decoder (clang, ASan)
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
+#   scripts/dev.sh build-types
+#                            compile every CMake build type (Debug, Release, RelWithDebInfo,
+#                            MinSizeRel) in $BUILD_DIR-<type>; Debug also runs the unit tests
 #   scripts/dev.sh gpu-build cuda|hip
 #                            configure and compile a GPU build in $BUILD_DIR-<kind>
 #                            (compile only; skipped with a message when nvcc is absent)
@@ -72,6 +75,16 @@ readme)
         /<!-- \/config-table -->/ { skip = 0 }
         !skip' README.md >README.md.new && mv README.md.new README.md
     ;;
+build-types)
+    # Each type compiles with its own optimizer settings, and so with its own
+    # set of warnings (-Werror): build them all.
+    deps
+    for type in Debug Release RelWithDebInfo MinSizeRel; do
+        echo "== $type"
+        build "$BUILD_DIR-$(echo "$type" | tr '[:upper:]' '[:lower:]')" -DCMAKE_BUILD_TYPE="$type"
+    done
+    ctest --test-dir "$BUILD_DIR-debug" --output-on-failure -j "$JOBS" -L 'unit|boot'
+    ;;
 gpu-build)
     kind=${2:-}
     case "$kind" in
@@ -97,7 +110,7 @@ fuzz)
     ctest --test-dir "$BUILD_DIR-fuzz" --output-on-failure -L fuzz
     ;;
 *)
-    sed -n '2,14p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac

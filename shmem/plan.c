@@ -629,13 +629,11 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     p->ahead = me.ahead;
     rc = gather_schedules(p, hs, schedule, nchunks);
     free(hs);
-    char msg[220] = "";
     if (!rc)
         rc = validate(p);
-    if (rc)
-        snprintf(msg, sizeof(msg), "%s", create_errmsg);
-    /* validate() is deterministic, but memory failures are local: agree. */
-    rc = agree(rc, msg, create_errmsg, sizeof(create_errmsg));
+    /* validate() is deterministic, but memory failures are local: agree
+     * (agree copies this PE's message before it writes the verdict). */
+    rc = agree(rc, rc ? create_errmsg : "", create_errmsg, sizeof(create_errmsg));
     if (rc)
         goto err_local;
 
@@ -881,8 +879,13 @@ static int recorded_error(struct shmemx_plan *p) {
     if (code == SHMEMX_PLAN_EMARKS)
         return perr(p, code, "round %u: chunk %u (PE %d) was marked ready more often than its "
                     "%d writers", p->round, c, p->me, c < p->nchunks ? p->writers[c] : 0);
-    return perr(p, code, "round %u: chunk %u was marked ready by PE %d, which does not own it",
-                p->round, c, p->me);
+    /* A mark of chunk -1 arrives here as 4294967295: say what the caller passed. */
+    if ((int32_t)c < 0 || c >= p->nchunks)
+        return perr(p, code, "round %u: PE %d marked chunk %d ready, which is not a chunk of this "
+                    "plan (it has chunks 0 to %zu)", p->round, p->me, (int)(int32_t)c,
+                    p->nchunks - 1);
+    return perr(p, code, "round %u: chunk %u was marked ready by PE %d, which does not own it "
+                "(PE %d does)", p->round, c, p->me, p->chunks[c].owner);
 }
 
 int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
