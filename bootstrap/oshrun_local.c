@@ -155,6 +155,16 @@ static void job_fail(struct job *j, int status, int sig, const char *fmt, ...)
     j->give_up_at = j->kill_at + REAP_GIVE_UP_MS;
 }
 
+/* "an allgather", "a barrier": the collective a PE waits in, for messages. */
+static const char *coll_name(unsigned type)
+{
+    switch (type) {
+    case BOOT_MSG_ALLGATHER: return "an allgather";
+    case BOOT_MSG_BARRIER: return "a barrier";
+    default: return boot_msg_type_name(type);
+    }
+}
+
 static void coll_reset(struct job *j)
 {
     for (int r = 0; r < j->np; r++) {
@@ -208,8 +218,6 @@ static void coll_complete(struct job *j)
 static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h,
                        unsigned char **payload)
 {
-    const char *tname = boot_msg_type_name(h->type);
-
     if (j->ending)
         return;
     switch (h->type) {
@@ -223,8 +231,7 @@ static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h
     case BOOT_MSG_BARRIER:
         if (p->in_coll || p->finalized) {
             job_fail(j, 1, SIGTERM, "PE %d (pid %d) entered %s %s", p->rank, (int)p->pid,
-                     h->type == BOOT_MSG_ALLGATHER ? "an allgather" : "a barrier",
-                     p->finalized ? "after finalizing" : "twice");
+                     coll_name(h->type), p->finalized ? "after finalizing" : "twice");
             return;
         }
         if (j->coll_count == 0) {
@@ -232,9 +239,9 @@ static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h
             j->coll_len = h->len;
             j->coll_first = p->rank;
         } else if (h->type != j->coll_type) {
-            job_fail(j, 1, SIGTERM, "PE %d (pid %d) entered a %s while PE %d is in a %s",
-                     p->rank, (int)p->pid, tname, j->coll_first,
-                     boot_msg_type_name((unsigned)j->coll_type));
+            job_fail(j, 1, SIGTERM, "PE %d (pid %d) entered %s while PE %d is in %s", p->rank,
+                     (int)p->pid, coll_name(h->type), j->coll_first,
+                     coll_name((unsigned)j->coll_type));
             return;
         } else if (h->len != j->coll_len) {
             job_fail(j, 1, SIGTERM,
@@ -259,8 +266,8 @@ static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h
     }
     case BOOT_MSG_FINALIZE:
         if (p->in_coll)
-            job_fail(j, 1, SIGTERM, "PE %d (pid %d) finalized inside a %s", p->rank,
-                     (int)p->pid, boot_msg_type_name((unsigned)j->coll_type));
+            job_fail(j, 1, SIGTERM, "PE %d (pid %d) finalized inside %s", p->rank,
+                     (int)p->pid, coll_name((unsigned)j->coll_type));
         p->finalized = 1;
         return;
     default:
@@ -356,20 +363,20 @@ static int64_t check_stranded(struct job *j, int64_t now)
 
     if (j->ending || j->coll_count == 0)
         return -1;
-    const char *what = boot_msg_type_name((unsigned)j->coll_type);
+    const char *what = coll_name((unsigned)j->coll_type);
     for (int r = 0; r < j->np; r++) {
         struct pe *p = &j->pes[r];
         if (p->in_coll)
             continue;
         if (p->finalized) {
-            job_fail(j, 1, SIGTERM, "PE %d (pid %d) finalized while PE %d waits in a %s", r,
+            job_fail(j, 1, SIGTERM, "PE %d (pid %d) finalized while PE %d waits in %s", r,
                      (int)p->pid, j->coll_first, what);
             return -1;
         }
         if (p->closed_at >= 0) {
             if (p->reaped || now >= p->closed_at + STRANDED_GRACE_MS) {
                 job_fail(j, 1, SIGTERM,
-                         "PE %d (pid %d) %s without finalizing while PE %d waits in a %s", r,
+                         "PE %d (pid %d) %s without finalizing while PE %d waits in %s", r,
                          (int)p->pid,
                          p->reaped ? "exited" : "closed its connection to oshrun",
                          j->coll_first, what);

@@ -230,8 +230,15 @@ START_TEST(left_without_finalize)
     ck_assert_int_eq(r.status, 1);
     assert_err_has(&r, "oshrun: PE 1 (pid ");
     assert_err_has(&r, "without finalizing");
+    assert_err_has(&r, "waits in a barrier");
     ck_assert_int_lt(r.ms, FAST_MS);
     assert_no_pes_left(r.dir, 0);
+    RUN(&r, "-np", "3", PROG_PATH, "leave", "2", "allgather");
+    ck_assert_int_eq(r.status, 1);
+    assert_err_has(&r, "oshrun: PE 2 (pid ");
+    assert_err_has(&r, "without finalizing while PE ");
+    assert_err_has(&r, " waits in an allgather");
+    ck_assert_int_lt(r.ms, FAST_MS);
 }
 END_TEST
 
