@@ -113,6 +113,12 @@ static int count_alive(const struct job *j)
     return j->alive;
 }
 
+/* "PE" or "PEs" after a count. */
+static const char *pes(int n)
+{
+    return n == 1 ? "PE" : "PEs";
+}
+
 /* Signal every PE that is still running (except the one that aborted the
  * job: it exits by itself once its connection closes). */
 static void signal_pes(struct job *j, int sig, int include_aborter)
@@ -345,8 +351,8 @@ static void handle_signals(struct job *j)
         if (sig == SIGCHLD) {
             reap_children(j);
         } else if (!j->ending) {
-            job_fail(j, 128 + sig, sig, "received signal %d (%s), ending %d PEs", sig,
-                     strsignal(sig), count_alive(j));
+            job_fail(j, 128 + sig, sig, "received signal %d (%s), ending %d %s", sig,
+                     strsignal(sig), count_alive(j), pes(count_alive(j)));
         } else {
             /* Asked again: no more grace. */
             signal_pes(j, SIGKILL, 1);
@@ -412,8 +418,8 @@ static void event_loop(struct job *j)
         int64_t now = now_ms();
 
         if (j->deadline >= 0 && now >= j->deadline && !j->ending) {
-            job_fail(j, EXIT_TIMEOUT, SIGTERM, "timeout after %g s, ending %d PEs", j->timeout_s,
-                     count_alive(j));
+            job_fail(j, EXIT_TIMEOUT, SIGTERM, "timeout after %g s, ending %d %s", j->timeout_s,
+                     count_alive(j), pes(count_alive(j)));
             j->deadline = -1;
         }
         if (j->kill_at >= 0 && now >= j->kill_at) {
@@ -421,7 +427,8 @@ static void event_loop(struct job *j)
             j->kill_at = -1;
         }
         if (j->give_up_at >= 0 && now >= j->give_up_at) {
-            oshrun_msg("%d PEs still running after SIGKILL; not waiting for them", j->alive);
+            oshrun_msg("%d %s still running after SIGKILL; not waiting for them", j->alive,
+                       pes(j->alive));
             break;
         }
         int64_t wake = check_stranded(j, now);

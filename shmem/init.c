@@ -220,9 +220,9 @@ static int do_init(int requested) {
         bind_to_cpu(b->local_rank, b->local_size);
 
     if (shmemi.my_pe == 0 && shmemi.cfg.VERSION)
-        fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PEs, %s bootstrap, %s engine\n",
+        fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PE%s, %s bootstrap, %s engine\n",
                 SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmemi.n_pes,
-                b->name, shmemi_copy_engine_name());
+                shmemi.n_pes == 1 ? "" : "s", b->name, shmemi_copy_engine_name());
     if (shmemi.my_pe == 0 && shmemi.cfg.INFO)
         shmemi_env_print(stderr, &shmemi.cfg, 0);
     static int registered;

@@ -264,6 +264,16 @@ START_TEST(timeout)
 }
 END_TEST
 
+/* One PE left: "1 PE", not "1 PEs". */
+START_TEST(timeout_one_pe)
+{
+    struct run r;
+    RUN(&r, "--timeout", "0.5", "-np", "1", PROG_PATH, "hang");
+    ck_assert_int_eq(r.status, 124);
+    assert_err_has(&r, "oshrun: timeout after 0.5 s, ending 1 PE\n");
+}
+END_TEST
+
 START_TEST(timeout_sigterm_ignored)
 {
     struct run r;
@@ -362,6 +372,7 @@ int main(void)
     tcase_add_test(tc, left_without_finalize);
     tcase_add_test(tc, allgather_mismatch);
     tcase_add_test(tc, timeout);
+    tcase_add_test(tc, timeout_one_pe);
     tcase_add_test(tc, timeout_sigterm_ignored);
     tcase_add_test(tc, sigterm_forwarded);
     tcase_add_test(tc, sigint_forwarded_then_kill);
