@@ -351,9 +351,14 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
     pthread_mutex_lock(&heap_lock);
     size_t old = shmemi_alloc_size(&heap_alloc, off);
     int moved = 0;
+    /* A live plan's buffer may grow in place, never shrink or move (every PE
+     * decides alike: the plans and the allocator are the same everywhere). */
+    if (old)
+        shmemi_plan_check_realloc(ptr, old, size, 0, fn);
     int rc = old ? shmemi_alloc_resize(&heap_alloc, off, size, &newoff, &moved)
                  : SHMEMI_ALLOC_NOTUSED;
     if (rc == SHMEMI_ALLOC_OK && moved) {
+        shmemi_plan_check_realloc(ptr, old, size, 1, fn);
         shmemi_local_copy(user_base() + newoff, ptr, old < size ? old : size, fn);
         shmemi_alloc_put(&heap_alloc, off);
     }

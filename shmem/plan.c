@@ -1409,13 +1409,40 @@ static const char *state_name(int s) {
     return s >= 1 && s <= 6 ? names[s] : names[0];
 }
 
-void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn) {
+/* The first plan not closed whose buffer overlaps [ptr, ptr + len), or NULL. */
+static struct shmemx_plan *live_plan_in(const void *ptr, size_t len) {
     for (struct shmemx_plan *p = plans; p; p = p->next)
         if (p->state != SHMEMX_PLAN_CLOSED && (const char *)ptr < p->buf + p->size &&
             p->buf < (const char *)ptr + len)
-            shmemi_fatal("%s: %p holds the buffer of triggered plan %d (state %s): every PE must "
-                         "shmemx_plan_close it first",
-                         fn, ptr, p->id, state_name(p->state));
+            return p;
+    return NULL;
+}
+
+void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn) {
+    struct shmemx_plan *p = live_plan_in(ptr, len);
+    if (p)
+        shmemi_fatal("%s: %p holds the buffer of triggered plan %d (state %s): every PE must "
+                     "shmemx_plan_close it first",
+                     fn, ptr, p->id, state_name(p->state));
+}
+
+void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int moves,
+                               const char *fn) {
+    /* The plan's chains hold the peers' addresses of the buffer: it may
+     * neither move nor lose a part. */
+    struct shmemx_plan *p = moves ? live_plan_in(ptr, old)
+                            : size < old ? live_plan_in((const char *)ptr + size, old - size)
+                                         : NULL;
+    if (p && moves)
+        shmemi_fatal("%s: %p holds the buffer of triggered plan %d (state %s), and growing it "
+                     "from %zu to %zu bytes would move it (the memory after it is in use): every "
+                     "PE must shmemx_plan_close the plan first",
+                     fn, ptr, p->id, state_name(p->state), old, size);
+    if (p)
+        shmemi_fatal("%s: shrinking %p from %zu to %zu bytes would give back part of the buffer "
+                     "of triggered plan %d (state %s): every PE must shmemx_plan_close the plan "
+                     "first",
+                     fn, ptr, old, size, p->id, state_name(p->state));
 }
 
 void shmemi_plan_fini(void) {

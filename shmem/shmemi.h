@@ -330,6 +330,11 @@ void shmemi_engine_fini(void);
 /* Triggered plans: shmem_free refuses a buffer a live plan uses; finalize
  * refuses open plans and closes the plan queues. */
 void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn);
+/* shmem_realloc of the `old`-byte object at ptr to `size` bytes ends the job,
+ * naming the plan, when a live plan's buffer lies in a part the realloc gives
+ * back (a shrink) or in the object at all when it moves (moves = 1). */
+void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int moves,
+                               const char *fn);
 void shmemi_plan_fini(void);
 
 /* Teams. */
