@@ -318,13 +318,23 @@ static void pe_reaped(struct job *j, struct pe *p, int wstatus)
             p->closed_at = now_ms();
         close_pe(p);
     }
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0)
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
         job_fail(j, WEXITSTATUS(wstatus), SIGTERM, "PE %d (pid %d) exited with status %d",
                  p->rank, (int)p->pid, WEXITSTATUS(wstatus));
-    else if (WIFSIGNALED(wstatus)) {
+    } else if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
         job_fail(j, 128 + sig, SIGTERM, "PE %d (pid %d) was killed by signal %d (%s)", p->rank,
                  (int)p->pid, sig, strsignal(sig));
+    } else if (p->hello && !p->finalized && j->coll_count == 0) {
+        /* Status 0 without finalizing (a PE in a collective is reported by
+         * the stranded check): the PEs still running would wait for it. */
+        int running = 0;
+        for (int r = 0; r < j->np; r++)
+            running += !j->pes[r].reaped && !j->pes[r].finalized;
+        if (running)
+            job_fail(j, 1, SIGTERM,
+                     "PE %d (pid %d) exited without finalizing while %d other %s still %s",
+                     p->rank, (int)p->pid, running, pes(running), running == 1 ? "runs" : "run");
     }
 }
 

@@ -30,6 +30,9 @@ void shmemi_engine_quiet(struct shmemi_ctx *c, int pe);
  * since the last call are skipped). */
 void shmemi_engine_quiet_all(void);
 
+/* 1 when no RMA queue holds work the engine has not finished. */
+int shmemi_engine_idle(void);
+
 /* The engine itself (NULL when none runs): triggered plans build their own
  * queues on it. */
 struct sdma_engine *shmemi_engine(void);

@@ -242,6 +242,21 @@ START_TEST(left_without_finalize)
 }
 END_TEST
 
+/* A PE that exits 0 without finalizing while the others wait for it
+ * elsewhere than in the launcher (in shared memory): the launcher knows it
+ * left, and that the others cannot finish without it. */
+START_TEST(vanished_without_finalize)
+{
+    struct run r;
+    RUN(&r, "-np", "3", PROG_PATH, "vanish", "1");
+    ck_assert_int_eq(r.status, 1);
+    assert_err_has(&r, "oshrun: PE 1 (pid ");
+    assert_err_has(&r, ") exited without finalizing while 2 other PEs still run");
+    ck_assert_int_lt(r.ms, FAST_MS);
+    assert_no_pes_left(r.dir, 0);
+}
+END_TEST
+
 START_TEST(allgather_mismatch)
 {
     struct run r;
@@ -370,6 +385,7 @@ int main(void)
     tcase_add_test(tc, segv_reported);
     tcase_add_test(tc, exit_status);
     tcase_add_test(tc, left_without_finalize);
+    tcase_add_test(tc, vanished_without_finalize);
     tcase_add_test(tc, allgather_mismatch);
     tcase_add_test(tc, timeout);
     tcase_add_test(tc, timeout_one_pe);

@@ -155,8 +155,8 @@ START_TEST(ranges_printed) {
     ck_assert_int_eq(shmemi_env_load(&cfg, err, sizeof(err)), 0);
     shmemi_env_print(f, &cfg, 1);
     fclose(f);
-    ck_assert_ptr_nonnull(strstr(buf, "| `SHMEM_ENGINE_TIMEOUT` | double from 0.001 to 1e9 | `60` | "
-                                      "Seconds"));
+    ck_assert_ptr_nonnull(
+        strstr(buf, "| `SHMEM_ENGINE_TIMEOUT` | double from 0.001 to 1e9 | `60` | Seconds"));
     ck_assert_ptr_nonnull(strstr(buf, "| `SHMEM_ENGINE_RING_SIZE` | size from 4k to 1g, a power "
                                       "of two | `1m` | Ring size"));
     ck_assert_ptr_null(strstr(buf, "[4k"));
