@@ -12,9 +12,10 @@
  *                  writes: the job must end at once, naming PE 0 and the wait
  *   leave implicit every PE returns from main without shmem_finalize, at
  *                  different times, with puts, waits and barriers among the
- *                  PEs still running meanwhile: the job must end with 0 (and
- *                  a child that PE 0 forks and that calls exit(0) is not a PE:
- *                  its exit must not finalize anything)
+ *                  PEs still running meanwhile: the job must end with 0
+ *   leave fork     a child that PE 0 forks, and that calls exit(0) while the
+ *                  other PEs wait for PE 0 in a barrier, is not a PE: its exit
+ *                  must not finalize anything (the job ends with 0)
  */
 #include "check.h"
 
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
         psync[i] = SHMEM_SYNC_VALUE;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
-    if (!strcmp(what, "implicit") && me == 0) {
+    if (!strcmp(what, "fork") && me == 0) {
         /* While the others wait for PE 0 in the barrier below. */
         pid_t child = fork();
         CHECK(child >= 0, "fork");
@@ -44,6 +45,10 @@ int main(int argc, char **argv) {
               "the forked child did not exit with 0 (status %#x)", ws);
     }
     shmem_barrier_all();
+    if (!strcmp(what, "fork")) {
+        shmem_finalize();
+        return 0;
+    }
 
     if (!strcmp(what, "exit") || !strcmp(what, "_exit")) {
         if (me == 1 || npes == 1) {
