@@ -12,8 +12,10 @@
 
 #include <pmix.h>
 
-/* How long an aborting PE waits for the launcher to end it. */
-#define PMIX_ABORT_GRACE_MS 1000
+/* How long an aborting PE waits for the launcher to end it. Open MPI's
+ * mpirun ends the other processes and waits for this one to exit by itself:
+ * any longer only delays the end of the job. */
+#define PMIX_ABORT_GRACE_MS 200
 
 struct boot_pmix {
     pmix_proc_t me;

@@ -11,6 +11,9 @@
 #                            and the functional suite at 2 and 4 PEs on modelled GPUs
 #                            (SHMEM_COPY_ENGINE=hsakmt SHMEM_NBI_THRESHOLD=0)
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
+#   scripts/dev.sh build-types
+#                            compile every CMake build type (Debug, Release, RelWithDebInfo,
+#                            MinSizeRel) in $BUILD_DIR-<type>; Debug also runs the unit tests
 #   scripts/dev.sh gpu-build cuda|hip
 #                            configure and compile a GPU build in $BUILD_DIR-<kind>
 #                            (compile only; skipped with a message when nvcc is absent),
@@ -110,6 +113,16 @@ readme)
         /<!-- \/config-table -->/ { skip = 0 }
         !skip' README.md >README.md.new && mv README.md.new README.md
     ;;
+build-types)
+    # Each type compiles with its own optimizer settings, and so with its own
+    # set of warnings (-Werror): build them all.
+    deps
+    for type in Debug Release RelWithDebInfo MinSizeRel; do
+        echo "== $type"
+        build "$BUILD_DIR-$(echo "$type" | tr '[:upper:]' '[:lower:]')" -DCMAKE_BUILD_TYPE="$type"
+    done
+    ctest --test-dir "$BUILD_DIR-debug" --output-on-failure -j "$JOBS" -L 'unit|boot'
+    ;;
 gpu-build)
     kind=${2:-}
     case "$kind" in
@@ -149,7 +162,7 @@ kfd-model)
     fi
     ;;
 *)
-    sed -n '2,22p' "$0"
+    sed -n '2,25p' "$0"
     exit 2
     ;;
 esac

@@ -157,3 +157,16 @@ void shmemi_alloc_stats(const struct shmemi_alloc *a, size_t *used, size_t *larg
     *used = u;
     *largest_free = l;
 }
+
+int shmemi_heap_layout(size_t setting, size_t page, size_t extra, size_t align, size_t *user,
+                       size_t *span) {
+    size_t u, sp;
+    if (setting == 0 || __builtin_add_overflow(setting, page - 1, &u))
+        return SHMEMI_ALLOC_INVAL;
+    u &= ~(page - 1);
+    if (__builtin_add_overflow(u, extra, &sp) || __builtin_add_overflow(sp, align, &sp))
+        return SHMEMI_ALLOC_INVAL;
+    *user = u;
+    *span = sp;
+    return SHMEMI_ALLOC_OK;
+}

@@ -37,6 +37,14 @@ size_t shmemi_alloc_size(const struct shmemi_alloc *a, size_t off);
  * frees it). */
 int shmemi_alloc_resize(struct shmemi_alloc *a, size_t off, size_t size, size_t *newoff,
                         int *moved);
+/* The address range of a heap whose size setting is `setting` bytes: the
+ * user heap (`setting` rounded up to whole pages of `page` bytes, a power of
+ * two) and the span of address space reserved to place the user heap plus up
+ * to `extra` bytes of control areas on an `align` boundary (user + extra +
+ * align). 0, or SHMEMI_ALLOC_INVAL when the user heap would be empty or a sum
+ * overflows (the outputs are then left alone). */
+int shmemi_heap_layout(size_t setting, size_t page, size_t extra, size_t align, size_t *user,
+                       size_t *span);
 /* Bytes in use and largest free range (for messages). */
 void shmemi_alloc_stats(const struct shmemi_alloc *a, size_t *used, size_t *largest_free);
 

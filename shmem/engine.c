@@ -267,6 +267,15 @@ void shmemi_engine_quiet_all(const char *fn) {
     }
 }
 
+int shmemi_engine_idle(void) {
+    for (int pe = 0; rma_q && pe < shmemi.n_pes; pe++) {
+        struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
+        if (q && !sdma_queue_idle(q))
+            return 0;
+    }
+    return 1;
+}
+
 const char *shmemi_copy_engine_name(void) { return engine_name; }
 int shmemi_engine_reaches_device(void) {
     return engine && (sdma_engine_caps(engine) & SDMA_CAP_DEVICE_MEMORY);

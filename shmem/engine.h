@@ -35,6 +35,9 @@ void shmemi_engine_ctx_free(struct shmemi_ctx *c);
  * since the last call are skipped). */
 void shmemi_engine_quiet_all(const char *fn);
 
+/* 1 when no RMA queue holds work the engine has not finished. */
+int shmemi_engine_idle(void);
+
 /* The engine itself (NULL when none runs): the queues and triggered plans
  * are built on it. */
 struct sdma_engine *shmemi_engine(void);

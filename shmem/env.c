@@ -70,21 +70,18 @@ int shmemi_parse_size(const char *s, size_t *out) {
     unsigned long long v = strtoull(s, &end, 10);
     if (errno)
         return -1;
-    unsigned shift = 0;
-    switch (tolower((unsigned char)*end)) {
-    case 'k': shift = 10; break;
-    case 'm': shift = 20; break;
-    case 'g': shift = 30; break;
-    case 't': shift = 40; break;
-    default: break;
-    }
+    /* Binary multiples: k = 1024, m = 1024k, ... An optional "b" (or "ib")
+     * follows: 512m, 512mb, 512MiB and 4096b all parse. */
+    static const char suffixes[] = "kmgtp";
+    const char *suf = *end ? strchr(suffixes, tolower((unsigned char)*end)) : NULL;
+    unsigned shift = suf ? 10u * (unsigned)(suf - suffixes + 1) : 0;
     if (shift) {
         end++;
-        if (tolower((unsigned char)*end) == 'b')
+        if (tolower((unsigned char)end[0]) == 'i' && tolower((unsigned char)end[1]) == 'b')
             end++;
-    } else if (tolower((unsigned char)*end) == 'b') {
-        end++;
     }
+    if (tolower((unsigned char)*end) == 'b')
+        end++;
     if (!only_space(end))
         return -1;
     if (shift && v > (SIZE_MAX >> shift))
@@ -142,6 +139,109 @@ int shmemi_parse_enum(const char *s, const char *doc, const char **out) {
     return -1;
 }
 
+/* ---- ranges ---------------------------------------------------------- */
+
+/* A numeric row's DOC may start with its range, "[lo..hi] " or
+ * "[lo..hi pow2] " (either end may be left out; both are inclusive and
+ * written as the row's type parses them). */
+struct env_range {
+    char lo[24], hi[24]; /* "" when open */
+    int pow2;
+};
+
+static int is_numeric(const struct env_row *r) {
+    return !strcmp(r->type, "size") || !strcmp(r->type, "int") || !strcmp(r->type, "double");
+}
+
+/* 1 when the row has a range (filled in), 0 when not. */
+static int row_range(const struct env_row *r, struct env_range *out) {
+    memset(out, 0, sizeof(*out));
+    if (!is_numeric(r) || r->doc[0] != '[')
+        return 0;
+    const char *dots = strstr(r->doc, ".."), *close = strchr(r->doc, ']');
+    if (!dots || !close || dots > close)
+        return 0;
+    size_t nlo = (size_t)(dots - r->doc - 1);
+    const char *hi = dots + 2, *hi_end = hi;
+    while (hi_end < close && *hi_end != ' ')
+        hi_end++;
+    size_t nhi = (size_t)(hi_end - hi);
+    if (nlo >= sizeof(out->lo) || nhi >= sizeof(out->hi))
+        return 0;
+    memcpy(out->lo, r->doc + 1, nlo);
+    memcpy(out->hi, hi, nhi);
+    out->pow2 = !strncmp(hi_end, " pow2]", 6);
+    return 1;
+}
+
+/* The doc text after the range or the enum values. */
+static const char *doc_text(const struct env_row *r) {
+    const char *d = r->doc;
+    struct env_range rg;
+    if (row_range(r, &rg))
+        d = strchr(d, ']') + 1;
+    else if (!strcmp(r->type, "enum"))
+        d = strchr(d, ':') + 1;
+    return skip_space(d);
+}
+
+/* Compare a parsed value with a bound written in the row's type: <0, 0, >0;
+ * 2 when the bound does not parse (a bug in env.def). */
+static int cmp_bound(const struct env_row *r, const void *field, const char *bound) {
+    if (!strcmp(r->type, "size")) {
+        size_t b, v = *(const size_t *)field;
+        if (shmemi_parse_size(bound, &b))
+            return 2;
+        return v < b ? -1 : v > b;
+    }
+    if (!strcmp(r->type, "int")) {
+        long b, v = *(const long *)field;
+        if (shmemi_parse_int(bound, &b))
+            return 2;
+        return v < b ? -1 : v > b;
+    }
+    double b, v = *(const double *)field;
+    if (shmemi_parse_double(bound, &b))
+        return 2;
+    return v < b ? -1 : v > b;
+}
+
+/* 0 when the parsed value is in the row's range, -1 when not. */
+static int check_range(const struct env_row *r, const void *field) {
+    struct env_range rg;
+    if (!row_range(r, &rg))
+        return 0;
+    if (rg.lo[0] && cmp_bound(r, field, rg.lo) < 0)
+        return -1;
+    if (rg.hi[0] && cmp_bound(r, field, rg.hi) > 0)
+        return -1;
+    if (rg.pow2) {
+        size_t v = *(const size_t *)field;
+        if (v & (v - 1))
+            return -1;
+    }
+    return 0;
+}
+
+/* " from 4k to 1g, a power of two", or "" without a range. */
+static const char *range_text(const struct env_row *r, char *buf, size_t len) {
+    struct env_range rg;
+    buf[0] = '\0';
+    if (!row_range(r, &rg))
+        return buf;
+    if (rg.lo[0] && rg.hi[0])
+        snprintf(buf, len, " from %s to %s", rg.lo, rg.hi);
+    else if (rg.lo[0])
+        snprintf(buf, len, " of at least %s", rg.lo);
+    else if (rg.hi[0])
+        snprintf(buf, len, " of at most %s", rg.hi);
+    if (rg.pow2) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, ", a power of two");
+    }
+    return buf;
+}
+
 /* An enum value points into the doc string: copy it out up to '|' or ':'. */
 static const char *enum_value(const char *p) {
     static char buf[8][32];
@@ -170,11 +270,11 @@ static int parse_row(const struct env_row *r, const char *val, void *dst) {
     if (!strcmp(r->type, "bool"))
         return shmemi_parse_bool(val, dst);
     if (!strcmp(r->type, "size"))
-        return shmemi_parse_size(val, dst);
+        return shmemi_parse_size(val, dst) || check_range(r, dst);
     if (!strcmp(r->type, "int"))
-        return shmemi_parse_int(val, dst);
+        return shmemi_parse_int(val, dst) || check_range(r, dst);
     if (!strcmp(r->type, "double"))
-        return shmemi_parse_double(val, dst);
+        return shmemi_parse_double(val, dst) || check_range(r, dst);
     if (!strcmp(r->type, "enum")) {
         const char *p;
         if (shmemi_parse_enum(val, r->doc, &p))
@@ -187,14 +287,19 @@ static int parse_row(const struct env_row *r, const char *val, void *dst) {
 }
 
 static const char *type_hint(const struct env_row *r, char *buf, size_t len) {
+    char range[96];
+    range_text(r, range, sizeof(range));
     if (!strcmp(r->type, "bool"))
         return "a boolean (1/0, y/n, yes/no, on/off, true/false)";
-    if (!strcmp(r->type, "size"))
-        return "a size in bytes with an optional k/m/g suffix (e.g. 512m)";
-    if (!strcmp(r->type, "int"))
-        return "an integer";
-    if (!strcmp(r->type, "double"))
-        return "a number";
+    if (!strcmp(r->type, "size")) {
+        snprintf(buf, len, "a size in bytes with an optional k/m/g/t/p suffix (e.g. 512m)%s",
+                 range);
+        return buf;
+    }
+    if (!strcmp(r->type, "int") || !strcmp(r->type, "double")) {
+        snprintf(buf, len, "%s%s", !strcmp(r->type, "int") ? "an integer" : "a number", range);
+        return buf;
+    }
     if (!strcmp(r->type, "enum")) {
         char vals[128];
         snprintf(buf, len, "one of %s", enum_values_text(r->doc, vals, sizeof(vals)));
@@ -217,7 +322,7 @@ int shmemi_env_load(struct shmemi_config *cfg, char *err, size_t errlen) {
         if (parse_row(r, r->def, fields[i]))
             abort(); /* a default that does not parse is a bug in env.def */
         if (val && parse_row(r, val, fields[i])) {
-            char hint[160];
+            char hint[256];
             snprintf(err, errlen, "%s=\"%s\" is not valid: expected %s", name, val,
                      type_hint(r, hint, sizeof(hint)));
             return -1;
@@ -301,8 +406,8 @@ void shmemi_env_print(FILE *f, const struct shmemi_config *cfg, int markdown) {
         for (i = 0; i < NROWS + NTOOLS; i++) {
             const struct env_row *r = i < NROWS ? &rows[i] : &tool_rows[i - NROWS];
             const char *doc = r->doc;
-            char type[160];
-            snprintf(type, sizeof(type), "%s", r->type);
+            char type[160], range[96];
+            snprintf(type, sizeof(type), "%s%s", r->type, range_text(r, range, sizeof(range)));
             if (!strcmp(r->type, "enum")) {
                 char vals[128];
                 enum_values_text(doc, vals, sizeof(vals));
@@ -310,9 +415,8 @@ void shmemi_env_print(FILE *f, const struct shmemi_config *cfg, int markdown) {
                     if (*c == '|')
                         *c = '/';
                 snprintf(type, sizeof(type), "%s", vals);
-                doc = strchr(doc, ':') + 1;
             }
-            doc = skip_space(doc);
+            doc = doc_text(r);
             fprintf(f, "| `SHMEM_%s` | %s | %s%s%s | %s |\n", r->name, type, *r->def ? "`" : "",
                     *r->def ? r->def : "(unset)", *r->def ? "`" : "", doc);
         }
@@ -320,8 +424,10 @@ void shmemi_env_print(FILE *f, const struct shmemi_config *cfg, int markdown) {
     }
     fprintf(f, "SDMA-SHMEM configuration (set with environment variables):\n");
     for (i = 0; i < NROWS; i++) {
+        char range[96];
         fprintf(f, "  SHMEM_%-20s = ", rows[i].name);
         print_value(f, &rows[i], fields[i]);
-        fprintf(f, "  (%s, default %s)\n", rows[i].type, rows[i].def);
+        fprintf(f, "  (%s%s, default %s)\n", rows[i].type,
+                range_text(&rows[i], range, sizeof(range)), rows[i].def);
     }
 }

@@ -158,21 +158,27 @@ static void *map_peer(const struct pe_card *c, int fd, size_t size, int pe, cons
 }
 
 int shmemi_heap_init(void) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t user = (shmemi.cfg.SYMMETRIC_SIZE + page - 1) & ~(page - 1);
-    if (user == 0)
-        shmemi_fatal("SHMEM_SYMMETRIC_SIZE must be larger than 0");
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), setting = shmemi.cfg.SYMMETRIC_SIZE;
+    size_t user, span;
+    /* Every sum below is at most user + extra, which the layout checked. */
+    const size_t extra = SHMEMI_CTL_SIZE + SHMEMI_DEV_CTL_SIZE + SHMEMI_WORDS_SIZE;
+    if (shmemi_heap_layout(setting, page, extra, SHMEMI_HEAP_ALIGN, &user, &span))
+        shmemi_fatal("SHMEM_SYMMETRIC_SIZE=%zu cannot be a heap size: rounded up to whole "
+                     "pages, with %zu bytes of control areas and a %zu-byte alignment, it does "
+                     "not fit in the address space",
+                     setting, extra, SHMEMI_HEAP_ALIGN);
     int on_device = shmemi.heap_kind == SHMEMI_HEAP_DEVICE;
     size_t total = SHMEMI_CTL_SIZE + (on_device ? SHMEMI_WORDS_SIZE : user + SHMEMI_DEV_CTL_SIZE);
     int heap_fd = make_memfd("shmem-heap", total);
     if (heap_fd < 0)
         return -1;
     /* Reserve address space, then map the heap at an aligned address in it. */
-    size_t span = total + SHMEMI_HEAP_ALIGN;
+    span = total + SHMEMI_HEAP_ALIGN;
     char *res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (res == MAP_FAILED) {
-        shmemi_warn("cannot reserve %zu bytes of address space for the heap: %s", span,
-                    strerror(errno));
+        shmemi_warn("cannot reserve %zu bytes of address space for the heap (SHMEM_SYMMETRIC_SIZE"
+                    "=%zu): %s",
+                    span, setting, strerror(errno));
         return -1;
     }
     char *aligned = (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
@@ -363,9 +369,14 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
     pthread_mutex_lock(&heap_lock);
     size_t old = shmemi_alloc_size(&heap_alloc, off);
     int moved = 0;
+    /* A live plan's buffer may grow in place, never shrink or move (every PE
+     * decides alike: the plans and the allocator are the same everywhere). */
+    if (old)
+        shmemi_plan_check_realloc(ptr, old, size, 0, fn);
     int rc = old ? shmemi_alloc_resize(&heap_alloc, off, size, &newoff, &moved)
                  : SHMEMI_ALLOC_NOTUSED;
     if (rc == SHMEMI_ALLOC_OK && moved) {
+        shmemi_plan_check_realloc(ptr, old, size, 1, fn);
         shmemi_local_copy(user_base() + newoff, ptr, old < size ? old : size, fn);
         shmemi_alloc_put(&heap_alloc, off);
     }

@@ -4,6 +4,7 @@
 
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
+#include "shmem/liveness.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -113,6 +114,8 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         s->n = 0;
         return;
     }
+    /* Publish the wait; end the job if it can never end. */
+    shmemi_live_wait(s);
     /* Oversubscribed PEs (more PEs than cores) only progress if we let the
      * one we wait for run. After a long wait (a few thousand turns, some
      * hundred microseconds), nap: a PE that waits for a peer's computation
@@ -135,11 +138,23 @@ static void report_unknown(const char *name, const char *best, void *arg) {
         shmemi_warn("unknown environment variable %s", name);
 }
 
-static void at_exit(void) {
-    /* A program that returns from main without shmem_finalize still takes
-     * part in the final barrier, so its peers do not wait forever. */
-    if (shmemi.initialized)
-        shmem_finalize();
+static void finalize(int implicit);
+
+/* A program that leaves main (or calls exit) without shmem_finalize: with
+ * status 0 it still takes part in the finalize, so its peers do not wait
+ * forever (and a peer that waits for it in anything else ends the job);
+ * with another status the job is over: tell the peers and leave. */
+static pid_t init_pid;
+
+static void at_exit(int status, void *arg) {
+    (void)arg;
+    /* A child the program forked is not the PE. */
+    if (!shmemi.initialized || getpid() != init_pid)
+        return;
+    if (status)
+        shmemi_live_exit(status);
+    else
+        finalize(1);
 }
 
 /* A PE that waits spins; two PEs sharing a core while another core idles
@@ -185,6 +200,7 @@ static void choose_heap_kind(void) {
 
 static int do_init(int requested) {
     char err[512];
+    shmemi_live_init_begin();
     if (shmemi_env_load(&shmemi.cfg, err, sizeof(err)))
         shmemi_fatal("%s", err);
     if (boot_open(&shmemi.boot, err, sizeof(err)) < 0)
@@ -218,14 +234,16 @@ static int do_init(int requested) {
         bind_to_cpu(b->local_rank, b->local_size);
 
     if (shmemi.my_pe == 0 && shmemi.cfg.VERSION)
-        fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PEs, %s bootstrap, %s engine\n",
+        fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PE%s, %s bootstrap, %s engine\n",
                 SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shmemi.n_pes,
-                b->name, shmemi_copy_engine_name());
+                shmemi.n_pes == 1 ? "" : "s", b->name, shmemi_copy_engine_name());
     if (shmemi.my_pe == 0 && shmemi.cfg.INFO)
         shmemi_env_print(stderr, &shmemi.cfg, 0);
+    shmemi_live_init_end();
+    init_pid = getpid();
     static int registered;
     if (!registered) {
-        atexit(at_exit);
+        on_exit(at_exit, NULL);
         registered = 1;
     }
     shmemi_sync_all();
@@ -256,12 +274,17 @@ void shmem_query_thread(int *provided) {
         *provided = shmemi.thread_level;
 }
 
-void shmem_finalize(void) {
+void shmem_finalize(void) { finalize(0); }
+
+static void finalize(int implicit) {
     pthread_mutex_lock(&init_lock);
     if (shmemi.initialized) {
         shmemi_plan_fini();
         shmemi_paths_check(1, "shmem_finalize");
-        shmemi_barrier_all();
+        /* Complete this PE's operations, then wait for every PE to get here
+         * (not a barrier: it must never pair with a peer's shmem_barrier_all). */
+        shmemi_quiet(shmemi_ctx_default_handle, "shmem_finalize");
+        shmemi_live_finalize(implicit);
         shmemi_engine_fini();
         shmemi_device_state_fini();
         shmemi.initialized = 0;

@@ -615,13 +615,11 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
     p->ahead = me.ahead;
     rc = gather_schedules(p, hs, schedule, nchunks);
     free(hs);
-    char msg[220] = "";
     if (!rc)
         rc = validate(p);
-    if (rc)
-        snprintf(msg, sizeof(msg), "%s", create_errmsg);
-    /* validate() is deterministic, but memory failures are local: agree. */
-    rc = agree(rc, msg, create_errmsg, sizeof(create_errmsg));
+    /* validate() is deterministic, but memory failures are local: agree
+     * (agree copies this PE's message before it writes the verdict). */
+    rc = agree(rc, rc ? create_errmsg : "", create_errmsg, sizeof(create_errmsg));
     if (rc)
         goto err_local;
 
@@ -867,8 +865,13 @@ static int recorded_error(struct shmemx_plan *p) {
     if (code == SHMEMX_PLAN_EMARKS)
         return perr(p, code, "round %u: chunk %u (PE %d) was marked ready more often than its "
                     "%d writers", p->round, c, p->me, c < p->nchunks ? p->writers[c] : 0);
-    return perr(p, code, "round %u: chunk %u was marked ready by PE %d, which does not own it",
-                p->round, c, p->me);
+    /* A mark of chunk -1 arrives here as 4294967295: say what the caller passed. */
+    if ((int32_t)c < 0 || c >= p->nchunks)
+        return perr(p, code, "round %u: PE %d marked chunk %d ready, which is not a chunk of this "
+                    "plan (it has chunks 0 to %zu)", p->round, p->me, (int)(int32_t)c,
+                    p->nchunks - 1);
+    return perr(p, code, "round %u: chunk %u was marked ready by PE %d, which does not own it "
+                "(PE %d does)", p->round, c, p->me, p->chunks[c].owner);
 }
 
 int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
@@ -1392,13 +1395,40 @@ static const char *state_name(int s) {
     return s >= 1 && s <= 6 ? names[s] : names[0];
 }
 
-void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn) {
+/* The first plan not closed whose buffer overlaps [ptr, ptr + len), or NULL. */
+static struct shmemx_plan *live_plan_in(const void *ptr, size_t len) {
     for (struct shmemx_plan *p = plans; p; p = p->next)
         if (p->state != SHMEMX_PLAN_CLOSED && (const char *)ptr < p->buf + p->size &&
             p->buf < (const char *)ptr + len)
-            shmemi_fatal("%s: %p holds the buffer of triggered plan %d (state %s): every PE must "
-                         "shmemx_plan_close it first",
-                         fn, ptr, p->id, state_name(p->state));
+            return p;
+    return NULL;
+}
+
+void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn) {
+    struct shmemx_plan *p = live_plan_in(ptr, len);
+    if (p)
+        shmemi_fatal("%s: %p holds the buffer of triggered plan %d (state %s): every PE must "
+                     "shmemx_plan_close it first",
+                     fn, ptr, p->id, state_name(p->state));
+}
+
+void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int moves,
+                               const char *fn) {
+    /* The plan's chains hold the peers' addresses of the buffer: it may
+     * neither move nor lose a part. */
+    struct shmemx_plan *p = moves ? live_plan_in(ptr, old)
+                            : size < old ? live_plan_in((const char *)ptr + size, old - size)
+                                         : NULL;
+    if (p && moves)
+        shmemi_fatal("%s: %p holds the buffer of triggered plan %d (state %s), and growing it "
+                     "from %zu to %zu bytes would move it (the memory after it is in use): every "
+                     "PE must shmemx_plan_close the plan first",
+                     fn, ptr, p->id, state_name(p->state), old, size);
+    if (p)
+        shmemi_fatal("%s: shrinking %p from %zu to %zu bytes would give back part of the buffer "
+                     "of triggered plan %d (state %s): every PE must shmemx_plan_close the plan "
+                     "first",
+                     fn, ptr, old, size, p->id, state_name(p->state));
 }
 
 void shmemi_plan_fini(void) {

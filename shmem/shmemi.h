@@ -63,11 +63,38 @@ struct shmemi_team_ctl {
      * split); written only by this PE, read by peers between two syncs. */
     struct shmemi_line post;
 };
+/* What a PE tells its peers about its progress, so that a job that can no
+ * longer progress ends instead of hanging (shmem/liveness.c). Written only by
+ * the PE itself; peers read it. */
+enum {
+    SHMEMI_LIVE_RUNNING = 0, /* (zeroed memory) */
+    SHMEMI_LIVE_FINALIZING,  /* in shmem_finalize, waiting for the others */
+    SHMEMI_LIVE_DONE,        /* every PE reached shmem_finalize */
+    SHMEMI_LIVE_EXITED,      /* left with a non-zero status, without shmem_finalize */
+};
+struct shmemi_live {
+    _Alignas(SHMEMI_CACHELINE) uint32_t phase; /* SHMEMI_LIVE_*, stored last (release) */
+    uint32_t implicit; /* the finalize runs at exit: the program did not call it */
+    int32_t status;    /* EXITED: the exit status */
+    uint32_t pad;
+    uint64_t epoch; /* barriers of all PEs done when the phase changed */
+    /* The wait a thread of this PE is blocked in, published by the slow
+     * path of shmemi_spin: its number (0: none yet), a beat that advances
+     * while it lasts, whether at the last beat only a peer could end it (one
+     * application thread, an idle copy engine, no GPU), and how many beats
+     * so far found something else that could (never decreases). */
+    _Alignas(SHMEMI_CACHELINE) uint64_t wait_seq;
+    uint64_t wait_beat;
+    uint64_t wait_busy;
+    uint32_t wait_sole;
+    char wait_what[36]; /* the routine, NUL-terminated */
+};
 struct shmemi_ctl {
     /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
      * which stores the barrier epoch here (one writer per word). */
     struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
     struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
+    struct shmemi_live live;
 };
 #define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
 /* With a device heap, the host heap starts with this many bytes of symmetric
@@ -216,11 +243,16 @@ static inline struct shmemi_ctl *shmemi_ctl_of(int pe) {
 }
 
 /* ------------------------------------------------------ checks and routing */
+/* The public routine this thread last entered (set by shmemi_check_init):
+ * what a blocked PE says it waits in. */
+extern __thread const char *shmemi_routine __attribute__((tls_model("initial-exec")));
+
 void shmemi_not_initialized(const char *fn) __attribute__((noreturn));
 void shmemi_bad_pe(int pe, const char *fn) __attribute__((noreturn));
 void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) __attribute__((noreturn));
 
 static inline void shmemi_check_init(const char *fn) {
+    shmemi_routine = fn;
     if (SHMEMI_UNLIKELY(!shmemi.initialized))
         shmemi_not_initialized(fn);
 }
@@ -289,9 +321,14 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn);
 /* Active-set barrier on the pSync words (no quiet). */
 void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, const char *fn);
 
-/* Waiting: spin briefly, then yield, so that oversubscribed PEs progress. */
+/* Waiting: spin briefly, then yield, so that oversubscribed PEs progress.
+ * The slow path also watches the job (shmem/liveness.c): a wait that can
+ * never end (a peer left the program while this PE waits) ends the job. */
 struct shmemi_spin {
     unsigned n;
+    uint64_t world_epoch; /* set by a barrier of all PEs: the epoch it waits for */
+    uint64_t seq;         /* this wait's number once published (liveness) */
+    int64_t next_ms;      /* when the slow path next checks the peers (liveness) */
 };
 void shmemi_spin_slow(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
@@ -330,6 +367,11 @@ void shmemi_engine_fini(void);
 /* Triggered plans: shmem_free refuses a buffer a live plan uses; finalize
  * refuses open plans and closes the plan queues. */
 void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn);
+/* shmem_realloc of the `old`-byte object at ptr to `size` bytes ends the job,
+ * naming the plan, when a live plan's buffer lies in a part the realloc gives
+ * back (a shrink) or in the object at all when it moves (moves = 1). */
+void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int moves,
+                               const char *fn);
 void shmemi_plan_fini(void);
 
 /* Teams. */

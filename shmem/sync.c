@@ -62,7 +62,7 @@ void shmemi_sync_all(void) {
         /* Release: everything this PE stored before the barrier is visible
          * to whoever acquires this word. */
         __atomic_store_n(&to->barrier[k].v, epoch, __ATOMIC_RELEASE);
-        struct shmemi_spin s = {0};
+        struct shmemi_spin s = {.world_epoch = epoch};
         while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
     }

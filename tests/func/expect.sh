@@ -1,14 +1,20 @@
 #!/bin/sh
 # Runs a command that is expected to fail and checks how it failed.
 #
-#   expect.sh <status|nonzero> <regex>... -- <command> [args...]
+#   expect.sh [--within S] <status|nonzero> <regex>... -- <command> [args...]
 #
 # Passes when the command's exit status is <status> (or any non-zero status
-# for "nonzero") and every extended regular expression matches somewhere in
-# its combined stdout and stderr. The output is always echoed.
+# for "nonzero"), every extended regular expression matches somewhere in
+# its combined stdout and stderr, and (with --within) it ended within S
+# seconds. The output is always echoed.
 set -u
+within=
+if [ "${1:-}" = "--within" ]; then
+    within=$2
+    shift 2
+fi
 if [ $# -lt 3 ]; then
-    echo "usage: expect.sh <status|nonzero> <regex>... -- <command> [args...]" >&2
+    echo "usage: expect.sh [--within S] <status|nonzero> <regex>... -- <command> [args...]" >&2
     exit 2
 fi
 want=$1
@@ -27,8 +33,10 @@ shift
 
 out=$(mktemp "${TMPDIR:-/tmp}/expect.XXXXXX") || exit 2
 trap 'rm -f "$out"' EXIT
+t0=$(date +%s%N)
 "$@" >"$out" 2>&1
 status=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
 cat "$out"
 
 fail=0
@@ -46,6 +54,10 @@ nonzero)
     fi
     ;;
 esac
+if [ -n "$within" ] && [ "$ms" -gt $((within * 1000)) ]; then
+    echo "expect.sh: FAIL: it took $ms ms, more than $within s"
+    fail=1
+fi
 i=1
 while [ $i -le $nre ]; do
     eval "re=\$re_$i"
@@ -56,6 +68,6 @@ while [ $i -le $nre ]; do
     i=$((i + 1))
 done
 if [ $fail -eq 0 ]; then
-    echo "expect.sh: ok (exit status $status)"
+    echo "expect.sh: ok (exit status $status, $ms ms)"
 fi
 exit $fail

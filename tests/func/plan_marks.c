@@ -1,8 +1,9 @@
 /* Marks of triggered plans:
  *  - too few marks: wait returns SHMEMX_PLAN_ETIMEDOUT within the plan timeout,
  *    on every PE, with a message naming the chunk;
- *  - extra marks (and a mark of a chunk the PE does not own) are reported by
- *    the marking PE's wait;
+ *  - extra marks (and a mark of a chunk the PE does not own, or of a chunk
+ *    number the plan does not have: -1, nchunks) are reported by the
+ *    marking PE's wait;
  *  - 8 writers per chunk, 8 threads marking after random small delays, work
  *    over 20 rounds with the data checked every round.
  */
@@ -115,6 +116,29 @@ static void extra_marks(void) {
     close_plan(p);
 }
 
+/* A chunk number that is no chunk of the plan (-1, nchunks) is reported as
+ * the number the caller passed. */
+static void bad_chunk(int c) {
+    shmemx_plan_t p = make_plan(1, 1, 5.0);
+    shmemx_plan_view_t *v = NULL;
+    CHECK(shmemx_plan_start(p, &v) == 0, "start");
+    shmemx_plan_mark_ready(v, shmemx_plan_chunk_id(p, me, 0));
+    if (me == 0)
+        shmemx_plan_mark_ready(v, c);
+    int rc = shmemx_plan_wait(p, -1);
+    if (me == 0) {
+        char want[64];
+        snprintf(want, sizeof(want), "marked chunk %d ready, which is not a chunk of this plan",
+                 c);
+        CHECK(rc == SHMEMX_PLAN_EINVAL, "wait after marking chunk %d returned %d (%s)", c, rc,
+              shmemx_plan_strerror(rc));
+        CHECK(strstr(shmemx_plan_errmsg(p), want), "message \"%s\"", shmemx_plan_errmsg(p));
+    } else {
+        CHECK(rc == 0, "wait on a PE that marked right: %s", shmemx_plan_errmsg(p));
+    }
+    close_plan(p);
+}
+
 struct writer {
     shmemx_plan_t plan;
     shmemx_plan_view_t *view;
@@ -186,6 +210,8 @@ int main(void) {
 
     too_few();
     extra_marks();
+    bad_chunk(-1);
+    bad_chunk(npes);
     eight_writers();
 
     shmem_free(buf);

@@ -230,6 +230,28 @@ START_TEST(left_without_finalize)
     ck_assert_int_eq(r.status, 1);
     assert_err_has(&r, "oshrun: PE 1 (pid ");
     assert_err_has(&r, "without finalizing");
+    assert_err_has(&r, "waits in a barrier");
+    ck_assert_int_lt(r.ms, FAST_MS);
+    assert_no_pes_left(r.dir, 0);
+    RUN(&r, "-np", "3", PROG_PATH, "leave", "2", "allgather");
+    ck_assert_int_eq(r.status, 1);
+    assert_err_has(&r, "oshrun: PE 2 (pid ");
+    assert_err_has(&r, "without finalizing while PE ");
+    assert_err_has(&r, " waits in an allgather");
+    ck_assert_int_lt(r.ms, FAST_MS);
+}
+END_TEST
+
+/* A PE that exits 0 without finalizing while the others wait for it
+ * elsewhere than in the launcher (in shared memory): the launcher knows it
+ * left, and that the others cannot finish without it. */
+START_TEST(vanished_without_finalize)
+{
+    struct run r;
+    RUN(&r, "-np", "3", PROG_PATH, "vanish", "1");
+    ck_assert_int_eq(r.status, 1);
+    assert_err_has(&r, "oshrun: PE 1 (pid ");
+    assert_err_has(&r, ") exited without finalizing while 2 other PEs still run");
     ck_assert_int_lt(r.ms, FAST_MS);
     assert_no_pes_left(r.dir, 0);
 }
@@ -254,6 +276,16 @@ START_TEST(timeout)
     ck_assert_int_ge(r.ms, 1000);
     ck_assert_int_lt(r.ms, 1000 + FAST_MS);
     assert_no_pes_left(r.dir, 0);
+}
+END_TEST
+
+/* One PE left: "1 PE", not "1 PEs". */
+START_TEST(timeout_one_pe)
+{
+    struct run r;
+    RUN(&r, "--timeout", "0.5", "-np", "1", PROG_PATH, "hang");
+    ck_assert_int_eq(r.status, 124);
+    assert_err_has(&r, "oshrun: timeout after 0.5 s, ending 1 PE\n");
 }
 END_TEST
 
@@ -353,8 +385,10 @@ int main(void)
     tcase_add_test(tc, segv_reported);
     tcase_add_test(tc, exit_status);
     tcase_add_test(tc, left_without_finalize);
+    tcase_add_test(tc, vanished_without_finalize);
     tcase_add_test(tc, allgather_mismatch);
     tcase_add_test(tc, timeout);
+    tcase_add_test(tc, timeout_one_pe);
     tcase_add_test(tc, timeout_sigterm_ignored);
     tcase_add_test(tc, sigterm_forwarded);
     tcase_add_test(tc, sigint_forwarded_then_kill);

@@ -6,7 +6,10 @@
  *   test_boot_prog abort S R           PE R aborts the job with status S
  *   test_boot_prog segv R              PE R dies of SIGSEGV
  *   test_boot_prog exit S R            PE R exits with status S, no finalize
- *   test_boot_prog leave R             PE R exits 0 without finalizing
+ *   test_boot_prog leave R [allgather] PE R exits 0 without finalizing while the
+ *                                      others wait in a barrier (or an allgather)
+ *   test_boot_prog vanish R            PE R exits 0 without finalizing while the
+ *                                      others wait outside the bootstrap (sleep)
  *   test_boot_prog mismatch            PEs give different allgather sizes
  *   test_boot_prog hang [noterm]       every PE sleeps (optionally ignoring SIGTERM)
  *   test_boot_prog env VAR=VAL...      every PE checks its environment
@@ -148,7 +151,18 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "leave") == 0) {
         if (b->rank == arg_int(argc, argv, 2, 0))
             exit(0);
-        b->barrier(b);
+        if (argc > 3 && strcmp(argv[3], "allgather") == 0) {
+            int in = b->rank, out[64];
+            if (b->size <= 64)
+                b->allgather(b, &in, out, sizeof in);
+        } else {
+            b->barrier(b);
+        }
+        sleep(30);
+        return 1;
+    } else if (strcmp(mode, "vanish") == 0) {
+        if (b->rank == arg_int(argc, argv, 2, 0))
+            exit(0);
         sleep(30);
         return 1;
     } else if (strcmp(mode, "mismatch") == 0) {

@@ -90,6 +90,41 @@ START_TEST(resize_in_place_and_moving) {
 }
 END_TEST
 
+/* The heap's address range near 2^64: rounding to the page and adding the
+ * control areas and the alignment must be refused, never wrap. */
+START_TEST(heap_layout_overflow) {
+    const size_t page = 4096, extra = (size_t)64 << 10 << 1, align = (size_t)1 << 30;
+    size_t user = 7, span = 7;
+    ck_assert_int_eq(shmemi_heap_layout((size_t)256 << 20, page, extra, align, &user, &span),
+                     SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(user, (size_t)256 << 20);
+    ck_assert_uint_eq(span, ((size_t)256 << 20) + extra + align);
+    ck_assert_int_eq(shmemi_heap_layout(1, page, extra, align, &user, &span), SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(user, page);
+    user = span = 7;
+    ck_assert_int_eq(shmemi_heap_layout(0, page, extra, align, &user, &span), SHMEMI_ALLOC_INVAL);
+    /* Rounding up to the page wraps. */
+    ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX, page, extra, align, &user, &span),
+                     SHMEMI_ALLOC_INVAL);
+    ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX - page + 2, page, 0, 0, &user, &span),
+                     SHMEMI_ALLOC_INVAL);
+    /* Page-aligned, but the control areas wrap (2^64 - 64 KiB: a 64 KiB mapping). */
+    ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX - ((size_t)64 << 10) + 1, page, extra, align,
+                                        &user, &span),
+                     SHMEMI_ALLOC_INVAL);
+    /* Only the alignment wraps. */
+    ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX - extra - align + 2 - page, page, extra, align,
+                                        &user, &span),
+                     SHMEMI_ALLOC_INVAL);
+    ck_assert_uint_eq(user, 7);
+    ck_assert_uint_eq(span, 7);
+    /* The largest that fits. */
+    size_t top = (SIZE_MAX - extra - align) & ~(page - 1);
+    ck_assert_int_eq(shmemi_heap_layout(top, page, extra, align, &user, &span), SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(user, top);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("alloc");
     TCase *tc = tcase_create("alloc");
@@ -98,6 +133,7 @@ int main(void) {
     tcase_add_test(tc, deterministic_sequence);
     tcase_add_test(tc, exhaustion_and_bad_frees);
     tcase_add_test(tc, resize_in_place_and_moving);
+    tcase_add_test(tc, heap_layout_overflow);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);

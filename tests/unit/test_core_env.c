@@ -2,6 +2,7 @@
 #include "shmem/env.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,21 @@ START_TEST(sizes) {
     ck_assert_int_eq(shmemi_parse_size("1.5g", &v), -1);
     ck_assert_int_eq(shmemi_parse_size("99999999999999999999", &v), -1);
     ck_assert_int_eq(shmemi_parse_size("17179869184g", &v), -1); /* overflows */
+    /* t and p, and the spellings users write: kb, KiB. */
+    ck_assert_int_eq(shmemi_parse_size("1t", &v), 0);
+    ck_assert_uint_eq(v, (size_t)1 << 40);
+    ck_assert_int_eq(shmemi_parse_size("2TiB", &v), 0);
+    ck_assert_uint_eq(v, (size_t)2 << 40);
+    ck_assert_int_eq(shmemi_parse_size("3p", &v), 0);
+    ck_assert_uint_eq(v, (size_t)3 << 50);
+    ck_assert_int_eq(shmemi_parse_size("16kb", &v), 0);
+    ck_assert_uint_eq(v, 16384);
+    ck_assert_int_eq(shmemi_parse_size("4096b", &v), 0);
+    ck_assert_uint_eq(v, 4096);
+    ck_assert_int_eq(shmemi_parse_size("16384p", &v), -1); /* overflows */
+    ck_assert_int_eq(shmemi_parse_size("1ib", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("1ki", &v), -1);
+    ck_assert_int_eq(shmemi_parse_size("1e", &v), -1);
 }
 END_TEST
 
@@ -75,6 +91,79 @@ START_TEST(load_defaults_and_errors) {
 }
 END_TEST
 
+/* Set `name` to `val`, load, and return the message (empty when accepted). */
+static const char *load_with(const char *name, const char *val) {
+    static char err[512];
+    struct shmemi_config cfg;
+    err[0] = '\0';
+    setenv(name, val, 1);
+    int rc = shmemi_env_load(&cfg, err, sizeof(err));
+    unsetenv(name);
+    ck_assert_int_eq(rc, err[0] ? -1 : 0);
+    return err;
+}
+
+#define ACCEPTED(name, val) ck_assert_str_eq(load_with(name, val), "")
+#define REFUSED(name, val, why)                                                               \
+    do {                                                                                      \
+        const char *e_ = load_with(name, val);                                                \
+        ck_assert_msg(strstr(e_, name "=\"" val "\" is not valid") && strstr(e_, why),        \
+                      "%s=%s: \"%s\"", name, val, e_);                                        \
+    } while (0)
+
+/* Every numeric setting refuses values outside its range, by name. */
+START_TEST(ranges) {
+    /* A heap size whose rounding or total would wrap around 2^64. */
+    REFUSED("SHMEM_SYMMETRIC_SIZE", "18446744073709551615", "from 1 to 1p");
+    REFUSED("SHMEM_SYMMETRIC_SIZE", "18446744073709486080", "from 1 to 1p");
+    REFUSED("SHMEM_SYMMETRIC_SIZE", "2p", "from 1 to 1p");
+    REFUSED("SHMEM_SYMMETRIC_SIZE", "0", "from 1 to 1p");
+    ACCEPTED("SHMEM_SYMMETRIC_SIZE", "1p");
+    ACCEPTED("SHMEM_SYMMETRIC_SIZE", "2t");
+    ACCEPTED("SHMEM_SYMMETRIC_SIZE", "1");
+    /* A timeout is a positive, finite number of seconds. */
+    REFUSED("SHMEM_ENGINE_TIMEOUT", "-1", "a number from 0.001 to 1e9");
+    REFUSED("SHMEM_ENGINE_TIMEOUT", "0", "from 0.001 to 1e9");
+    REFUSED("SHMEM_ENGINE_TIMEOUT", "inf", "from 0.001 to 1e9");
+    REFUSED("SHMEM_ENGINE_TIMEOUT", "1e10", "from 0.001 to 1e9");
+    ACCEPTED("SHMEM_ENGINE_TIMEOUT", "0.5");
+    ACCEPTED("SHMEM_ENGINE_TIMEOUT", "1e9");
+    /* Ring sizes: powers of two from 4 KiB to 1 GiB. */
+    REFUSED("SHMEM_ENGINE_RING_SIZE", "5000", "from 4k to 1g, a power of two");
+    REFUSED("SHMEM_ENGINE_RING_SIZE", "2k", "from 4k to 1g");
+    REFUSED("SHMEM_ENGINE_RING_SIZE", "2g", "from 4k to 1g");
+    ACCEPTED("SHMEM_ENGINE_RING_SIZE", "64k");
+    REFUSED("SHMEM_PLAN_RING_SIZE", "3m", "a power of two");
+    ACCEPTED("SHMEM_PLAN_RING_SIZE", "1g");
+    /* -1 picks the GPU by local rank; anything lower is a mistake. */
+    REFUSED("SHMEM_DEVICE_ID", "-2", "an integer of at least -1");
+    ACCEPTED("SHMEM_DEVICE_ID", "-1");
+    ACCEPTED("SHMEM_DEVICE_ID", "3");
+    /* Thresholds take any size, 0 included. */
+    ACCEPTED("SHMEM_NBI_THRESHOLD", "0");
+    ACCEPTED("SHMEM_DEVICE_NBI_THRESHOLD", "1t");
+}
+END_TEST
+
+/* The range is shown where users read about the setting. */
+START_TEST(ranges_printed) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct shmemi_config cfg;
+    char err[256];
+    ck_assert_int_eq(shmemi_env_load(&cfg, err, sizeof(err)), 0);
+    shmemi_env_print(f, &cfg, 1);
+    fclose(f);
+    ck_assert_ptr_nonnull(
+        strstr(buf, "| `SHMEM_ENGINE_TIMEOUT` | double from 0.001 to 1e9 | `60` | Seconds"));
+    ck_assert_ptr_nonnull(strstr(buf, "| `SHMEM_ENGINE_RING_SIZE` | size from 4k to 1g, a power "
+                                      "of two | `1m` | Ring size"));
+    ck_assert_ptr_null(strstr(buf, "[4k"));
+    free(buf);
+}
+END_TEST
+
 static char seen[4][96];
 static int nseen;
 static void report(const char *name, const char *best, void *arg) {
@@ -100,6 +189,8 @@ int main(void) {
     tcase_add_test(tc, bools_ints_doubles_enums);
     tcase_add_test(tc, load_defaults_and_errors);
     tcase_add_test(tc, did_you_mean);
+    tcase_add_test(tc, ranges);
+    tcase_add_test(tc, ranges_printed);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
