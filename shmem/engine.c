@@ -268,8 +268,8 @@ void shmemi_engine_quiet_all(const char *fn) {
 }
 
 int shmemi_engine_idle(void) {
-    for (int pe = 0; rma_q && pe < shmemi.n_pes; pe++) {
-        struct sdma_queue *q = __atomic_load_n(&rma_q[pe], __ATOMIC_ACQUIRE);
+    for (int pe = 0; engine && pe < shmemi.n_pes; pe++) {
+        struct sdma_queue *q = shmemi_rma_queue_peek(pe);
         if (q && !sdma_queue_idle(q))
             return 0;
     }
