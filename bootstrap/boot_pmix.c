@@ -2,19 +2,21 @@
  * mpirun, PRRTE's prterun, Slurm's srun --mpi=pmix). pmix_status_t values are
  * translated into messages here, where they enter. */
 #include "bootstrap/boot_internal.h"
+#include "bootstrap/launch_proto.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef BOOT_HAVE_PMIX
 
 #include <pmix.h>
 
-/* How long an aborting PE waits for the launcher to end it. Open MPI's
- * mpirun ends the other processes and waits for this one to exit by itself:
- * any longer only delays the end of the job. */
+/* How long a PE that aborts with status 0 waits for the launcher to end it.
+ * Open MPI's mpirun ends the other processes and waits for this one to exit
+ * by itself: any longer only delays the end of the job. */
 #define PMIX_ABORT_GRACE_MS 200
 
 struct boot_pmix {
@@ -133,10 +135,24 @@ static int pmix_barrier(struct boot *b)
     return fence(b, 0);
 }
 
+/* A non-zero status: exit with it, without finalizing PMIx. The launcher
+ * sees a process of the job fail and ends the others (Open MPI's mpirun: "one
+ * or more processes exited with non-zero status"), and its exit status is
+ * ours. PMIx_Abort is not used for that: with Open MPI 4.1's mpirun and PMIx
+ * 4.2 (Debian 12), an abort request that arrives while other processes of the
+ * job wait in a PMIx fence (shmem_init's exchanges, a bootstrap barrier)
+ * leaves mpirun's PMIx server with freed memory in its list of collectives,
+ * and mpirun hangs in PMIx_server_finalize (its progress thread blocked on a
+ * lock in freed memory) or crashes there, after every process has ended: in
+ * about a third of such jobs here, never when the process exits instead.
+ * Status 0 cannot end a job that way (the launcher takes a process that exits
+ * 0 without finalizing as a failure), so only it asks the launcher. */
 static void pmix_abort(struct boot *b, int status, const char *msg)
 {
     (void)b;
     fflush(NULL);
+    if (boot_exit_code(status) != 0)
+        _exit(boot_exit_code(status));
     /* Asks the launcher to end every process of the job; returns once the
      * request is delivered (or failed). Exit ourselves if still alive. */
     PMIx_Abort(status, msg ? msg : "shmem job aborted", NULL, 0);
