@@ -10,18 +10,34 @@
 #include <string.h>
 #include <unistd.h>
 
+extern char **environ;
+
+/* The library's settings (SHMEM_*) and libfabric's (FI_*) in oshrun's
+ * environment: mpirun passes on only what -x names, and the built-in
+ * launcher passes on everything. */
+static int passed_on(const char *kv)
+{
+    if (strncmp(kv, "SHMEM_", 6) && strncmp(kv, "FI_", 3))
+        return 0;
+    return strncmp(kv, "SHMEM_LAUNCHER=", 15) && strncmp(kv, "SHMEM_MPIRUN=", 13) &&
+           strchr(kv, '=') != NULL;
+}
+
 int oshrun_exec_mpirun(const struct opts *o)
 {
     const char *mpirun = getenv("SHMEM_MPIRUN");
-    size_t nprog = 0, n = 0;
+    size_t nprog = 0, n = 0, nenv = 0;
     char np[16], tmo[32];
 
     if (!mpirun || !*mpirun)
         mpirun = "mpirun";
     while (o->prog_argv[nprog])
         nprog++;
-    const char **av = calloc(16 + 2 * (size_t)o->nx + nprog, sizeof *av);
-    if (!av)
+    for (char **e = environ; *e; e++)
+        nenv += passed_on(*e);
+    const char **av = calloc(16 + 2 * ((size_t)o->nx + nenv) + nprog, sizeof *av);
+    char **names = calloc(nenv + 1, sizeof *names);
+    if (!av || !names)
         return 1;
 
     snprintf(np, sizeof np, "%d", o->np);
@@ -45,11 +61,21 @@ int oshrun_exec_mpirun(const struct opts *o)
         av[n++] = "-x";
         av[n++] = oshrun_default_env[k][0];
     }
+    size_t k = 0;
+    for (char **e = environ; *e && k < nenv; e++) {
+        if (!passed_on(*e))
+            continue;
+        names[k] = strndup(*e, (size_t)(strchr(*e, '=') - *e));
+        if (!names[k])
+            return 1;
+        av[n++] = "-x";
+        av[n++] = names[k++];
+    }
     if (o->hosts) {
         av[n++] = "--host";
         av[n++] = o->hosts;
     }
-    for (size_t k = 0; k < nprog; k++)
+    for (k = 0; k < nprog; k++)
         av[n++] = o->prog_argv[k];
     av[n] = NULL;
 
@@ -57,6 +83,9 @@ int oshrun_exec_mpirun(const struct opts *o)
     execvp(mpirun, (char *const *)av);
     oshrun_msg("cannot run '%s': %s (set SHMEM_MPIRUN to Open MPI's mpirun)", mpirun,
                strerror(errno));
+    for (k = 0; k < nenv; k++)
+        free(names[k]);
+    free(names);
     free(av);
     return EXIT_NOT_FOUND;
 }
