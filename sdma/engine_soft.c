@@ -428,6 +428,8 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     sq->x.trap = soft_trap;
     sq->x.trap_arg = sq;
     sq->x.poll_timeout_s = q->eng->cfg.poll_timeout_s;
+    if (!b)
+        sq->x.foreign = q->eng->cfg.foreign; /* the host executor's window */
     q->priv = sq;
 
     soft_lock(se);

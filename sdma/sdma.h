@@ -58,6 +58,23 @@ typedef void (*sdma_trap_fn)(void *arg, struct sdma_queue *q, uint32_t context);
 #define SDMA_RING_DEFAULT_BYTES (1u << 20)
 
 /* Engine settings; a zeroed struct (or NULL) means defaults. */
+/* A window of addresses that stand for memory the engine's host thread cannot touch (another
+ * host's, reached through a network by its owner), whose packets callbacks carry out: a COPY
+ * with either end in the window, a FENCE or an ATOMIC on it, a POLL of it. Soft engine only
+ * (the others run packets where the window means nothing). Each callback returns 0, or -1
+ * with the reason written into msg; a copy or a write is complete, visible where it went,
+ * when it returns. */
+struct sdma_foreign {
+    uint64_t base, len;
+    void *arg;
+    int (*copy)(void *arg, uint64_t dst, uint64_t src, uint64_t len, char *msg, size_t msglen);
+    int (*write32)(void *arg, uint64_t addr, uint32_t value, char *msg, size_t msglen);
+    /* op: SDMA_ATOMIC_ADD32, _SWAP32 or _CMPSWAP32 (the 32-bit base of either size) */
+    int (*atomic)(void *arg, uint64_t addr, unsigned op, int is64, uint64_t src, uint64_t cmp,
+                  char *msg, size_t msglen);
+    int (*read32)(void *arg, uint64_t addr, uint32_t *value, char *msg, size_t msglen);
+};
+
 struct sdma_engine_config {
     double poll_timeout_s;   /* soft: safety deadline of one POLL, "forever" included (0: 60) */
     double full_wait_s;      /* convenience calls: wait on a full ring this long (0: 10) */
@@ -81,6 +98,7 @@ struct sdma_engine_config {
                                  instead of zero dwords */
     int stream_waits;         /* cuda: POLLs on registered host words wait in the stream
                                  too (needs CUDA_MODULE_LOADING=EAGER); 0: the proxy polls */
+    const struct sdma_foreign *foreign; /* soft: a window its callbacks reach, or NULL */
 };
 
 /* Parse a PCI bus id ("dddd:bb:dd.f" as hipDeviceGetPCIBusId writes it, or "bb:dd.f") into

@@ -57,6 +57,45 @@ static double now(struct sdma_soft_ctx *x)
                            "the ring end", avail, (unsigned)(n));                            \
     } while (0)
 
+/* ---- the foreign window (struct sdma_foreign): packets on it go to its callbacks ---- */
+
+static int foreign(const struct sdma_soft_ctx *x, uint64_t addr, uint64_t len)
+{
+    const struct sdma_foreign *f = x->foreign;
+    return f && addr - f->base < f->len && len <= f->len - (addr - f->base);
+}
+
+static int foreign_fail(struct sdma_soft_ctx *x, const char *why)
+{
+    return sdma_exec_fail(x, "%s", why);
+}
+
+/* A rectangle copy with an end in the window: row by row. */
+static int foreign_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint64_t dslice,
+                        uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width,
+                        uint64_t rows, uint64_t depth)
+{
+    char msg[sizeof x->msg] = "";
+    for (uint64_t z = 0; z < depth; z++)
+        for (uint64_t y = 0; y < rows; y++)
+            if (x->foreign->copy(x->foreign->arg, dst + z * dslice + y * dpitch,
+                                 src + z * sslice + y * spitch, width, msg, sizeof msg))
+                return foreign_fail(x, msg);
+    return SDMA_EXEC_DONE;
+}
+
+static int do_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dlen, uint64_t dpitch,
+                   uint64_t dslice, uint64_t src, uint64_t slen, uint64_t spitch, uint64_t sslice,
+                   uint64_t width, uint64_t rows, uint64_t depth)
+{
+    if (x->foreign && (foreign(x, dst, dlen) || foreign(x, src, slen))) {
+        if (x->ops != &sdma_host_exec)
+            return sdma_exec_fail(x, "a copy to or from a foreign window needs the host executor");
+        return foreign_copy(x, dst, dpitch, dslice, src, spitch, sslice, width, rows, depth);
+    }
+    return x->ops->copy(x, dst, dpitch, dslice, src, spitch, sslice, width, rows, depth);
+}
+
 /* One rectangle copy: base + x + y*pitch + z*slice, rows x depth rows of width bytes. */
 struct rect {
     uint64_t base, x, y, z, pitch, slice;
@@ -97,8 +136,8 @@ static int copy_rect(struct sdma_soft_ctx *x, const struct rect *dst, const stru
         return sdma_exec_fail(x, "destination window at 0x%llx (%llux%llux%llu) not accessible",
                     (unsigned long long)dst->base, (unsigned long long)width,
                     (unsigned long long)rows, (unsigned long long)depth);
-    return x->ops->copy(x, d0, dst->pitch, dst->slice, s0, src->pitch, src->slice, width, rows,
-                        depth);
+    return do_copy(x, d0, dlen, dst->pitch, dst->slice, s0, slen, src->pitch, src->slice, width,
+                   rows, depth);
 }
 
 static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
@@ -119,7 +158,7 @@ static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
             return sdma_exec_fail(x, "copy destination 0x%llx (+%llu bytes) not accessible",
                         (unsigned long long)dst, (unsigned long long)n);
         *used = SDMA_COPY_LINEAR_DW;
-        return x->ops->copy(x, dst, n, n, src, n, n, n, 1, 1);
+        return do_copy(x, dst, n, n, n, src, n, n, n, n, 1, 1);
     }
     if (sub == SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW_LARGE) {
         struct rect s, d;
@@ -213,7 +252,14 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         return SDMA_EXEC_WAIT;
     x->poll_checks++;
     v = 0;
-    rc = x->ops->poll(x, addr, ref, mask, func, &v);
+    if (foreign(x, addr, 4)) {
+        char msg[sizeof x->msg] = "";
+        if (x->foreign->read32(x->foreign->arg, addr, &v, msg, sizeof msg))
+            return foreign_fail(x, msg);
+        rc = sdma_poll_holds(v & mask, ref, func);
+    } else {
+        rc = x->ops->poll(x, addr, ref, mask, func, &v);
+    }
     if (rc < 0)
         return SDMA_EXEC_ERROR; /* the executor said why */
     if (rc) {
@@ -256,6 +302,12 @@ static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail
         return sdma_exec_fail(x, "atomic address 0x%llx not accessible or not %d-byte aligned",
                     (unsigned long long)addr, is64 ? 8 : 4);
     *used = SDMA_ATOMIC_DW;
+    if (foreign(x, addr, is64 ? 8 : 4)) {
+        char msg[sizeof x->msg] = "";
+        if (x->foreign->atomic(x->foreign->arg, addr, base, is64, src, cmp, msg, sizeof msg))
+            return foreign_fail(x, msg);
+        return SDMA_EXEC_DONE;
+    }
     return x->ops->atomic(x, addr, base, is64, src, cmp);
 }
 
@@ -369,6 +421,9 @@ static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     if (!check(x, dst, n, 1))
         return sdma_exec_fail(x, "fill destination 0x%llx (+%llu bytes) not accessible",
                     (unsigned long long)dst, (unsigned long long)n);
+    if (foreign(x, dst, 1))
+        return sdma_exec_fail(x, "fill destination 0x%llx is in a foreign window",
+                              (unsigned long long)dst);
     *used = SDMA_CONST_FILL_DW;
     return x->ops->fill(x, dst, n, dw[3], 1u << size);
 }
@@ -398,6 +453,12 @@ int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, si
             return sdma_exec_fail(x, "fence address 0x%llx not accessible or not 4-byte aligned",
                         (unsigned long long)addr);
         *used = SDMA_FENCE_DW;
+        if (foreign(x, addr, 4)) {
+            char msg[sizeof x->msg] = "";
+            if (x->foreign->write32(x->foreign->arg, addr, dw[3], msg, sizeof msg))
+                return foreign_fail(x, msg);
+            return SDMA_EXEC_DONE;
+        }
         return x->ops->fence(x, addr, dw[3]);
     case SDMA_OP_TRAP:
         NEED(SDMA_TRAP_DW);
@@ -416,7 +477,7 @@ int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, si
         if (x->sub_op != SDMA_SUBOP_TIMESTAMP_GET_GLOBAL && x->sub_op != 1)
             return sdma_exec_fail(x, "timestamp sub-op %u not supported", x->sub_op);
         addr = addr64(dw + 1);
-        if ((addr & 31) || !check(x, addr, 8, 1))
+        if ((addr & 31) || !check(x, addr, 8, 1) || foreign(x, addr, 8))
             return sdma_exec_fail(x, "timestamp address 0x%llx not accessible or not 32-byte aligned",
                         (unsigned long long)addr);
         *used = SDMA_TIMESTAMP_DW;

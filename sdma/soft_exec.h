@@ -53,6 +53,7 @@ struct sdma_soft_ctx {
     double poll_interval_max_s; /* >0: an unsatisfied POLL is checked again at least this
                                    often, whatever its packet's interval */
     double (*clock)(void); /* seconds, monotonic; NULL: CLOCK_MONOTONIC */
+    const struct sdma_foreign *foreign; /* addresses its callbacks reach (host executor), or NULL */
 
     /* State of a POLL in progress at the head of the queue. */
     int poll_active;
