@@ -5,7 +5,10 @@
  * the operation: a hardware atomic on the peer's mapping on the direct row
  * (lock-free: every AMO type is 4 or 8 bytes; sequentially consistent, so
  * AMOs also order the caller's earlier stores to that PE), a system-scope
- * atomic of a one-thread kernel on the device heap's row. The _nbi fetching
+ * atomic of a one-thread kernel on the device heap's row, the fabric's
+ * atomics for every PE once any PE is reached through the fabric
+ * (shmemi_route_amo: CPU and fabric atomics on one word are not atomic with
+ * each other). The _nbi fetching
  * forms complete at once: the value is in *fetch when they return. */
 #include "shmem/shmemi.h"
 
@@ -29,7 +32,7 @@ static inline uint64_t amo_bits(const void *p, size_t size) {
 void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
                 const void *value, const void *cond, void *fetch, int pe, const char *fn) {
     struct shmemi_route r;
-    shmemi_route(&r, ctx, dest, size, pe, fn);
+    shmemi_route_amo(&r, ctx, dest, size, pe, fn);
     uint64_t v = amo_bits(value, size), c = cond ? amo_bits(cond, size) : 0, o;
     shmemi_path_amo(ctx, &r, op, size, v, c, fetch ? &o : NULL, fn);
     if (!fetch)

@@ -2,8 +2,9 @@
  * reductions, on teams (OpenSHMEM 1.5) and on active sets with a pSync (the
  * deprecated forms).
  *
- * Every PE maps every peer's symmetric memory, so a collective is a sync,
- * direct copies between the members' mappings, and a sync:
+ * A collective is a sync, copies between the members' memory, and a sync;
+ * a copy is a memcpy between mappings for the PEs of this node and a
+ * transfer of the fabric for the others (shmemi_sym_get/put):
  *   broadcast  every member copies the root's source into its dest (pull);
  *   collect    members publish their sizes, then each pulls every source;
  *   fcollect   each member pulls every source;
@@ -41,6 +42,7 @@ static inline int grp_pe(const struct grp *g, int i) { return g->start + i * g->
  * not order: the full fence makes every copy of this PE visible before the
  * sync's release stores, which the peers acquire. */
 static void grp_sync(const struct grp *g) {
+    shmemi_sym_quiet(g->fn); /* this PE's fabric puts of the collective are visible */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (g->team)
         shmemi_team_sync(g->team, g->fn);
@@ -56,9 +58,11 @@ static void grp_post(const struct grp *g, uint64_t v) {
 /* Member i's published word (ordered after the sync's acquire): a team's is
  * in the member's control block, an active set's in its pSync. */
 static uint64_t grp_read(const struct grp *g, int i) {
-    const uint64_t *r = g->team ? &shmemi_ctl_of(grp_pe(g, i))->team[g->team->slot].post.v
-                                : shmemi_remote(g->post, sizeof(uint64_t), grp_pe(g, i), g->fn);
-    return __atomic_load_n(r, __ATOMIC_RELAXED);
+    if (g->team)
+        return shmemi_word_load(grp_pe(g, i), g->post, g->fn);
+    uint64_t v;
+    shmemi_sym_get(&v, g->post, sizeof(v), grp_pe(g, i), g->fn);
+    return v;
 }
 /* After the last sync: an active set's pSync word back to SHMEM_SYNC_VALUE. */
 static void grp_unpost(const struct grp *g) {
@@ -132,10 +136,10 @@ static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t
         return -1;
     }
     check_sym(dest, bytes, g->fn);
-    const void *from = shmemi_remote(src, bytes, grp_pe(g, root), g->fn);
+    check_sym(src, bytes, g->fn);
     grp_sync(g); /* the root's source is ready, every dest is free */
     if (g->me != root)
-        memcpy(dest, from, bytes);
+        shmemi_sym_get(dest, src, bytes, grp_pe(g, root), g->fn);
     else if (root_too && dest != src)
         memmove(dest, src, bytes);
     grp_sync(g); /* every copy done: the root may change its source */
@@ -152,8 +156,7 @@ static int do_collect(const struct grp *g, void *dest, const void *src, size_t b
     check_sym(dest, total, g->fn);
     for (int i = 0; i < g->size; i++) {
         size_t n = grp_read(g, i);
-        if (n)
-            memcpy((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
+        shmemi_sym_get((char *)dest + off, src, n, grp_pe(g, i), g->fn);
         off += n;
     }
     grp_sync(g); /* every pull done; sizes may be published again */
@@ -172,8 +175,7 @@ static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t 
      * same source at once. */
     for (int k = 0; k < g->size; k++) {
         int i = (g->me + k) % g->size;
-        memcpy((char *)dest + (size_t)i * bytes, shmemi_remote(src, bytes, grp_pe(g, i), g->fn),
-               bytes);
+        shmemi_sym_get((char *)dest + (size_t)i * bytes, src, bytes, grp_pe(g, i), g->fn);
     }
     grp_sync(g);
     return 0;
@@ -188,8 +190,8 @@ static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t 
     grp_sync(g);
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size;
-        void *to = shmemi_remote((char *)dest + (size_t)g->me * bytes, bytes, grp_pe(g, j), g->fn);
-        memcpy(to, (const char *)src + (size_t)j * bytes, bytes);
+        shmemi_sym_put((char *)dest + (size_t)g->me * bytes, (const char *)src + (size_t)j * bytes,
+                       bytes, grp_pe(g, j), g->fn);
     }
     grp_sync(g);
     return 0;
@@ -218,11 +220,10 @@ static int do_alltoalls(const struct grp *g, void *dest, const void *src, ptrdif
     grp_sync(g);
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size;
-        char *to = (char *)shmemi_remote(dest, dlen, grp_pe(g, j), g->fn) +
-                   (size_t)g->me * nelems * dstep;
+        char *to = (char *)dest + (size_t)g->me * nelems * dstep;
         const char *from = (const char *)src + (size_t)j * nelems * sstep;
         for (size_t e = 0; e < nelems; e++, to += dstep, from += sstep)
-            memcpy(to, from, es);
+            shmemi_sym_put(to, from, es, grp_pe(g, j), g->fn);
     }
     grp_sync(g);
     return 0;
@@ -255,20 +256,22 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     char *mine = (char *)dest + lo * es;
     const char *srcs = (const char *)src + lo * es;
 
+    /* A member's source chunk: its mapping, or fetched into scratch. */
+    _Alignas(max_align_t) char scratch[REDUCE_CHUNK + 16];
+    size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
     grp_sync(g); /* every source is ready, every dest is free */
     if (!inplace) {
         /* Combine into my own dest slice (nobody else writes or reads it
          * during the collective), then copy it to the other members. */
-        size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
         for (size_t off = 0; off < cnt; off += step) {
             size_t c = cnt - off < step ? cnt - off : step, cb = c * es;
             char *acc = mine + off * es;
-            memcpy(acc, shmemi_remote(srcs + off * es, cb, grp_pe(g, 0), g->fn), cb);
+            shmemi_sym_get(acc, srcs + off * es, cb, grp_pe(g, 0), g->fn);
             for (int i = 1; i < g->size; i++)
-                op(acc, shmemi_remote(srcs + off * es, cb, grp_pe(g, i), g->fn), c);
+                op(acc, shmemi_sym_src(srcs + off * es, cb, grp_pe(g, i), scratch, g->fn), c);
             for (int k = 1; k < g->size; k++) {
                 int j = (g->me + k) % g->size;
-                memcpy(shmemi_remote(acc, cb, grp_pe(g, j), g->fn), acc, cb);
+                shmemi_sym_put(acc, acc, cb, grp_pe(g, j), g->fn);
             }
         }
         grp_sync(g); /* every slice written everywhere; sources reusable */
@@ -280,15 +283,17 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     char *buf = cb <= sizeof(stack) ? stack : malloc(cb);
     if (!buf)
         shmemi_fatal("%s: out of memory for %zu bytes of reduction scratch", g->fn, cb);
-    if (cb) {
-        memcpy(buf, shmemi_remote(srcs, cb, grp_pe(g, 0), g->fn), cb);
+    for (size_t off = 0; off < cnt; off += step) {
+        size_t c = cnt - off < step ? cnt - off : step, b = c * es;
+        shmemi_sym_get(buf + off * es, srcs + off * es, b, grp_pe(g, 0), g->fn);
         for (int i = 1; i < g->size; i++)
-            op(buf, shmemi_remote(srcs, cb, grp_pe(g, i), g->fn), cnt);
+            op(buf + off * es, shmemi_sym_src(srcs + off * es, b, grp_pe(g, i), scratch, g->fn),
+               c);
     }
     grp_sync(g); /* every member has read every source it needs */
     for (int k = 0; k < g->size && cb; k++) {
         int j = (g->me + k) % g->size;
-        memcpy(shmemi_remote(mine, cb, grp_pe(g, j), g->fn), buf, cb);
+        shmemi_sym_put(mine, buf, cb, grp_pe(g, j), g->fn);
     }
     grp_sync(g); /* every slice written everywhere */
     if (buf != stack)

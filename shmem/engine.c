@@ -36,6 +36,8 @@ static void map_symmetric(void) {
     const char *what = "host heap";
     int rc = 0, pe;
     for (pe = 0; pe < shmemi.n_pes && !rc; pe++) {
+        if (!shmemi.peers[pe].heap)
+            continue; /* a PE the fabric reaches: nothing of it is mapped here */
         rc = sdma_engine_map(engine, shmemi.peers[pe].heap, shmemi.heap_size);
         if (!rc && shmemi.data_size && shmemi.peers[pe].data) {
             what = "global and static variables";
@@ -71,6 +73,8 @@ int shmemi_engine_init(void) {
     cfg.ring_setting = "SHMEM_ENGINE_RING_SIZE";
     cfg.max_copy_bytes = shmemi.cfg.ENGINE_COPY_CHUNK;
     cfg.burst_nop = shmemi.cfg.ENGINE_BURST_NOP;
+    /* The soft engine carries packets to PEs of other nodes through the fabric. */
+    cfg.foreign = shmemi_fabric_foreign();
     if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
         cfg.copy_2d = SDMA_COPY_2D_LARGE;
     else if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "sw13"))

@@ -145,6 +145,8 @@ static int gpu_heap_init(size_t bytes) {
             shmemi.peers[pe].dev = base;
             continue;
         }
+        if (!shmemi.peers[pe].heap)
+            continue; /* on another node (or SHMEM_FORCE_FABRIC): the fabric reaches it */
         /* Kernels of this GPU reach the peer's GPU directly when they can;
          * the IPC mapping below enables that lazily as well. */
         int other = cards[pe].device, can = 0;
@@ -169,6 +171,8 @@ static int gpu_heap_init(size_t bytes) {
      * is reached by kernels and copy engines too, at the host address. */
     for (int pe = 0; pe < n; pe++) {
         void *h = shmemi.peers[pe].heap, *d = NULL;
+        if (!h)
+            continue;
         e = hipHostRegister(h, shmemi.heap_size, hipHostRegisterMapped | hipHostRegisterPortable);
         if (e == hipSuccess)
             e = hipHostGetDevicePointer(&d, h, 0);
@@ -486,6 +490,14 @@ static int stream_setup(const char *fn) {
     void *host = NULL, *dev = NULL, *claim = NULL;
     if (sq.ready)
         goto out;
+    /* Its kernels write into the peers' device heaps as mapped here. */
+    for (int pe = 0; pe < shmemi.n_pes; pe++)
+        if (!shmemi.peers[pe].dev) {
+            shmemi_debug("%s: PE %d is reached through the fabric: the stream-ordered API "
+                         "needs every PE on this node", fn, pe);
+            rc = SHMEMX_STREAM_EUNSUPPORTED;
+            goto out;
+        }
     rc = stream_rt(hipHostMalloc(&host, sizeof(*sq.fault), hipHostMallocMapped), fn,
                    "allocation of the fault record");
     if (!rc) {

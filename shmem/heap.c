@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -40,7 +41,30 @@ struct pe_card {
     int32_t pad;
     uint64_t heap_size;
     uint64_t data_size;
+    uint64_t node[3]; /* node_key(): PEs with equal keys map each other's memory */
 };
+
+/* Which PEs can map each other's memory through /proc/<pid>/fd: those of one
+ * kernel (its boot id), one PID namespace and one network namespace. A launcher
+ * that places PEs in other network namespaces of the same machine treats them
+ * as other hosts, and so does the library: they are reached through the
+ * fabric. */
+static void node_key(uint64_t key[3]) {
+    char id[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(id, sizeof(id), f))
+            id[0] = '\0';
+        fclose(f);
+    }
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = id; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    struct stat st;
+    key[0] = h;
+    key[1] = stat("/proc/self/ns/pid", &st) ? 0 : (uint64_t)st.st_ino;
+    key[2] = stat("/proc/self/ns/net", &st) ? 0 : (uint64_t)st.st_ino;
+}
 
 static int make_memfd(const char *name, size_t size) {
     int fd = memfd_create(name, MFD_CLOEXEC);
@@ -208,7 +232,8 @@ int shmemi_heap_init(void) {
     if (data_init())
         return -1;
 
-    struct pe_card me = {getpid(), heap_fd, data_fd, 0, total, shmemi.data_size};
+    struct pe_card me = {getpid(), heap_fd, data_fd, 0, total, shmemi.data_size, {0, 0, 0}};
+    node_key(me.node);
     struct boot *b = shmemi.boot;
     if (b->allgather(b, &me, cards, sizeof(me)))
         shmemi_fatal("bootstrap allgather failed during init");
@@ -222,14 +247,18 @@ int shmemi_heap_init(void) {
             shmemi.peers[pe].data = shmemi.data_base;
             continue;
         }
-        shmemi.peers[pe].heap = map_peer(&cards[pe], cards[pe].heap_fd, total, pe, "heap");
-        if (!shmemi.peers[pe].heap)
-            return -1;
         if (cards[pe].data_size != shmemi.data_size)
             shmemi_fatal("PE %d's data segment is %llu bytes and PE %d's %zu: every PE must run "
                          "the same program",
                          pe, (unsigned long long)cards[pe].data_size, shmemi.my_pe,
                          shmemi.data_size);
+        /* A PE of another node (or every other PE, with SHMEM_FORCE_FABRIC) is
+         * not mapped: the fabric row reaches it (shmem/path_fabric.c). */
+        if (memcmp(cards[pe].node, me.node, sizeof(me.node)) || shmemi.cfg.FORCE_FABRIC)
+            continue;
+        shmemi.peers[pe].heap = map_peer(&cards[pe], cards[pe].heap_fd, total, pe, "heap");
+        if (!shmemi.peers[pe].heap)
+            return -1;
         if (shmemi.data_size) {
             shmemi.peers[pe].data = map_peer(&cards[pe], cards[pe].data_fd, shmemi.data_size, pe,
                                              "data segment");

@@ -114,6 +114,9 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         s->n = 0;
         return;
     }
+    /* Or behind a fabric whose provider progresses only when asked to (what
+     * peers write into this PE's memory included). */
+    shmemi_paths_progress();
     /* Publish the wait; end the job if it can never end. */
     shmemi_live_wait(s);
     /* Oversubscribed PEs (more PEs than cores) only progress if we let the
@@ -209,10 +212,6 @@ static int do_init(int requested) {
     shmemi.my_pe = b->rank;
     shmemi.n_pes = b->size;
     shmemi.thread_level = requested;
-    if (b->local_size != b->size)
-        shmemi_fatal("this job spans several nodes (%d of %d PEs on this one); PEs on other "
-                     "nodes need the fabric path, which this build does not support yet",
-                     b->local_size, b->size);
 
     if (shmemi.my_pe == 0)
         shmemi_env_unknown(environ, report_unknown, NULL);
@@ -287,6 +286,9 @@ static void finalize(int implicit) {
         shmemi_live_finalize(implicit);
         shmemi_engine_fini();
         shmemi_device_state_fini();
+        /* Every PE is in shmem_finalize: the rows' last step (a fabric waits
+         * until no peer reads this PE's memory any more, then closes). */
+        shmemi_paths_fini();
         shmemi.initialized = 0;
         shmemi.finalized = 1;
         shmemi.boot->finalize(shmemi.boot);

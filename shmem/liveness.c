@@ -23,6 +23,12 @@
  * readers load that field with acquire first. A message may show a torn
  * routine name when a wait is replaced while it is read; no verdict depends
  * on the name.
+ *
+ * A PE reached through the fabric (another node) has no mapping here: its
+ * record is read into a copy with gets of the fabric, the announcing field
+ * first and the fields it announces after that get completed (so they are at
+ * least as new); a torn copy of the wait fields only delays a verdict (they
+ * change between looks). Waits look at such PEs every LIVE_REMOTE_MS.
  */
 #define _GNU_SOURCE
 #include "shmem/liveness.h"
@@ -40,6 +46,7 @@
 #define LIVE_TICK_MS 10         /* how often a blocked thread beats and looks at its peers */
 #define LIVE_STUCK_MS 300       /* every other PE blocked this long in the same waits */
 #define LIVE_EXIT_GRACE_MS 300  /* a peer exited non-zero: its launcher's turn first */
+#define LIVE_REMOTE_MS 100      /* how often a wait looks at PEs of other nodes */
 
 __thread const char *shmemi_routine __attribute__((tls_model("initial-exec")));
 
@@ -54,9 +61,44 @@ static int64_t now_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static struct shmemi_live *live_of(int pe) { return &shmemi_ctl_of(pe)->live; }
+/* Copies of the records of PEs reached through the fabric. */
+static struct shmemi_live *copies;
+static __thread int in_live; /* a get of a record waits: no liveness inside it */
+
+static struct shmemi_live *mine(void) { return &shmemi_ctl_of(shmemi.my_pe)->live; }
+
+static int mapped(int pe) { return pe == shmemi.my_pe || shmemi.peers[pe].heap; }
+
+static struct shmemi_live *live_of(int pe) {
+    return mapped(pe) ? &shmemi_ctl_of(pe)->live : &copies[pe];
+}
+
+/* Bytes [off, off + len) of PE pe's record into its copy. */
+static void fetch(int pe, size_t off, size_t len) {
+    struct shmemi_route r;
+    shmemi_route_word(&r, pe, (const char *)mine() + off);
+    in_live++;
+    r.path->get(&shmemi_ctx_default, (char *)&copies[pe] + off, &r, len, 0,
+                shmemi_routine ? shmemi_routine : "shmem_finalize");
+    in_live--;
+}
+
+/* The wait fields of a record (its second line): a fresh copy for a PE of
+ * another node. */
+static void refresh_wait(int pe) {
+    if (!mapped(pe))
+        fetch(pe, offsetof(struct shmemi_live, wait_seq),
+              sizeof(struct shmemi_live) - offsetof(struct shmemi_live, wait_seq));
+}
 
 static uint32_t phase_of(int pe) {
+    if (!mapped(pe)) {
+        /* The phase, then what it announces. */
+        fetch(pe, 0, 2 * sizeof(uint32_t));
+        if (copies[pe].phase != SHMEMI_LIVE_RUNNING)
+            fetch(pe, offsetof(struct shmemi_live, status),
+                  offsetof(struct shmemi_live, wait_seq) - offsetof(struct shmemi_live, status));
+    }
     /* Acquire: pairs with the release store of the phase; the status and the
      * epoch stored before it are visible. */
     return __atomic_load_n(&live_of(pe)->phase, __ATOMIC_ACQUIRE);
@@ -92,6 +134,13 @@ void shmemi_live_init_begin(void) {
 }
 
 void shmemi_live_init_end(void) {
+    for (int pe = 0; pe < shmemi.n_pes && !copies; pe++)
+        if (!mapped(pe) &&
+            !(copies = aligned_alloc(SHMEMI_CACHELINE,
+                                     (size_t)shmemi.n_pes * sizeof(struct shmemi_live))))
+            shmemi_fatal("shmem_init: out of memory");
+    if (copies)
+        memset(copies, 0, (size_t)shmemi.n_pes * sizeof(struct shmemi_live));
     int n = count_threads();
     lib_threads = n < 0 || threads_before_init < 0 || n < threads_before_init
                       ? -1
@@ -151,7 +200,7 @@ static void peer_exited(int pe, int64_t now) {
 /* ------------------------------------------------------------- waiting */
 
 static void publish(struct shmemi_spin *s) {
-    struct shmemi_live *l = live_of(shmemi.my_pe);
+    struct shmemi_live *l = mine();
     if (!s->seq)
         s->seq = __atomic_add_fetch(&waits, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&l->wait_sole, 0, __ATOMIC_RELAXED);
@@ -164,7 +213,7 @@ static void publish(struct shmemi_spin *s) {
  * end it now. Another thread's wait may have taken the record: take it back
  * (with several application threads, nothing is ever judged stuck). */
 static void beat(struct shmemi_spin *s) {
-    struct shmemi_live *l = live_of(shmemi.my_pe);
+    struct shmemi_live *l = mine();
     if (__atomic_load_n(&l->wait_seq, __ATOMIC_RELAXED) != s->seq)
         publish(s);
     int sole = only_peers_can_end();
@@ -177,7 +226,7 @@ static void beat(struct shmemi_spin *s) {
 }
 
 void shmemi_live_wait(struct shmemi_spin *s) {
-    if (shmemi.n_pes < 2 || !shmemi.peers)
+    if (shmemi.n_pes < 2 || !shmemi.peers || in_live)
         return;
     int64_t now = now_ms();
     if (!s->seq) {
@@ -189,8 +238,13 @@ void shmemi_live_wait(struct shmemi_spin *s) {
         return;
     s->next_ms = now + LIVE_TICK_MS;
     beat(s);
+    /* PEs of other nodes cost a get each: looked at less often. */
+    static int64_t remote_next;
+    int remote = copies && now >= __atomic_load_n(&remote_next, __ATOMIC_RELAXED);
+    if (remote)
+        __atomic_store_n(&remote_next, now + LIVE_REMOTE_MS, __ATOMIC_RELAXED);
     for (int pe = 0; pe < shmemi.n_pes; pe++) {
-        if (pe == shmemi.my_pe)
+        if (pe == shmemi.my_pe || (!remote && !mapped(pe)))
             continue;
         uint32_t ph = phase_of(pe);
         if (ph == SHMEMI_LIVE_EXITED)
@@ -238,6 +292,7 @@ static int all_stuck(struct stuck *st, int64_t now) {
         if (in_finalize(ph))
             continue;
         others++;
+        refresh_wait(pe);
         struct shmemi_live *l = live_of(pe);
         /* The beat first: a later beat of a newer wait then comes with that
          * wait's number (acquire). */
@@ -281,6 +336,7 @@ static void list_waits(const char *pick, char *buf, size_t len) {
             more++;
             continue;
         }
+        refresh_wait(pe);
         char what[sizeof(live_of(pe)->wait_what) + 1];
         memcpy(what, live_of(pe)->wait_what, sizeof(what) - 1);
         what[sizeof(what) - 1] = '\0';
@@ -324,7 +380,7 @@ static void nap(unsigned turn, int64_t waited_ms) {
 }
 
 void shmemi_live_finalize(int implicit) {
-    struct shmemi_live *l = live_of(shmemi.my_pe);
+    struct shmemi_live *l = mine();
     shmemi_routine = "shmem_finalize";
     __atomic_store_n(&l->implicit, (uint32_t)implicit, __ATOMIC_RELAXED);
     __atomic_store_n(&l->epoch, shmemi.barrier_epoch, __ATOMIC_RELAXED);
@@ -362,7 +418,7 @@ done:
 }
 
 void shmemi_live_exit(int status) {
-    struct shmemi_live *l = live_of(shmemi.my_pe);
+    struct shmemi_live *l = mine();
     __atomic_store_n(&l->status, status, __ATOMIC_RELAXED);
     __atomic_store_n(&l->epoch, shmemi.barrier_epoch, __ATOMIC_RELAXED);
     __atomic_store_n(&l->phase, SHMEMI_LIVE_EXITED, __ATOMIC_RELEASE);
@@ -375,13 +431,17 @@ void shmemi_live_exit(int status) {
     uint64_t *beats = calloc(n, sizeof(uint64_t));
     char *pick = calloc(n, 1);
     if (beats && pick) {
-        for (int pe = 0; pe < shmemi.n_pes; pe++)
+        for (int pe = 0; pe < shmemi.n_pes; pe++) {
+            refresh_wait(pe);
             beats[pe] = __atomic_load_n(&live_of(pe)->wait_beat, __ATOMIC_ACQUIRE);
+        }
         struct timespec ts = {0, 5 * LIVE_TICK_MS * 1000000L};
         nanosleep(&ts, NULL);
-        for (int pe = 0; pe < shmemi.n_pes; pe++)
-            pick[pe] = pe != shmemi.my_pe && phase_of(pe) == SHMEMI_LIVE_RUNNING &&
-                       __atomic_load_n(&live_of(pe)->wait_beat, __ATOMIC_ACQUIRE) != beats[pe];
+        for (int pe = 0; pe < shmemi.n_pes; pe++) {
+            pick[pe] = pe != shmemi.my_pe && phase_of(pe) == SHMEMI_LIVE_RUNNING;
+            refresh_wait(pe);
+            pick[pe] &= __atomic_load_n(&live_of(pe)->wait_beat, __ATOMIC_ACQUIRE) != beats[pe];
+        }
         list_waits(pick, waits_text, sizeof(waits_text));
     }
     free(beats);

@@ -3,9 +3,12 @@
  * The upper 32 bits of the word hand out tickets, the lower 32 bits name the
  * ticket being served; the lock is free when the two are equal, so a zeroed
  * word is a free lock. PEs enter in the order they took their tickets
- * (fair, FIFO). Waiters only read the word, spinning and then yielding, so
- * oversubscribed PEs still progress. */
+ * (fair, FIFO). Waiters only read the word (an atomic fetch: PE 0 may be on
+ * another node), spinning and then yielding, so oversubscribed PEs still
+ * progress. */
 #include "shmem/shmemi.h"
+
+#include <time.h>
 
 #define SHMEMI_FILE lock
 #include "shmem/api.h"
@@ -13,48 +16,69 @@
 #define LOCK_TICKET ((uint64_t)1 << 32)
 #define LOCK_SERVING 0xffffffffULL
 
-/* PE 0's copy of the lock (long and uint64_t are variants of one type here). */
-static uint64_t *lock_word(long *lock, const char *fn) {
-    return shmemi_remote(lock, sizeof(*lock), 0, fn);
+/* AMOs on PE 0's copy of the lock (long and uint64_t are variants of one
+ * type here), through whatever row reaches it: sequentially consistent on a
+ * mapping, the fabric's atomics otherwise. */
+static uint64_t lock_amo(long *lock, enum shmemi_amo_op op, uint64_t v, uint64_t cond,
+                         const char *fn) {
+    return shmemi_sym_amo(lock, 0, op, v, cond, fn);
 }
 
 void shmem_set_lock(long *lock) {
-    uint64_t *w = lock_word(lock, __func__);
+    shmemi_check_init(__func__);
     /* Take a ticket. The carry out of bit 63 is dropped, so the ticket
      * counter wraps within its 32 bits. */
-    uint64_t v = __atomic_fetch_add(w, LOCK_TICKET, __ATOMIC_RELAXED);
+    uint64_t v = lock_amo(lock, SHMEMI_AMO_ADD, LOCK_TICKET, 0, __func__);
     uint32_t ticket = (uint32_t)(v >> 32);
     struct shmemi_spin s = {0};
+    struct shmemi_route r;
+    shmemi_route_pe(&r, lock, sizeof(*lock), 0, __func__);
+    int remote = !(r.path->caps & SHMEMI_PATH_HOST_MAPPED);
+    uint32_t serving;
+    while ((serving = (uint32_t)(lock_amo(lock, SHMEMI_AMO_FETCH, 0, 0, __func__) &
+                                 LOCK_SERVING)) != ticket) {
+        shmemi_spin(&s);
+        /* Through a fabric every look is a round trip that PE 0 serves, the
+         * holder's included: look again later the further back in line. */
+        if (remote) {
+            uint32_t ahead = ticket - serving;
+            struct timespec ts = {0, 20000L * (ahead < 16 ? ahead : 16)};
+            nanosleep(&ts, NULL);
+        }
+    }
     /* Acquire: pairs with the release in shmem_clear_lock of the previous
      * holder, so its critical section happens before ours. */
-    while ((uint32_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) & LOCK_SERVING) != ticket)
-        shmemi_spin(&s);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
 int shmem_test_lock(long *lock) {
-    uint64_t *w = lock_word(lock, __func__);
-    uint64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    shmemi_check_init(__func__);
+    uint64_t v = lock_amo(lock, SHMEMI_AMO_FETCH, 0, 0, __func__);
     if ((uint32_t)(v >> 32) != (uint32_t)(v & LOCK_SERVING))
         return 1; /* held, or others are queued */
-    /* Free: take the ticket being served, if nobody took one meanwhile.
-     * Acquire on success, as in shmem_set_lock. */
-    if (__atomic_compare_exchange_n(w, &v, v + LOCK_TICKET, 0, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_RELAXED))
-        return 0;
-    return 1;
+    /* Free: take the ticket being served, if nobody took one meanwhile
+     * (acquire on success, as in shmem_set_lock). */
+    if (lock_amo(lock, SHMEMI_AMO_CSWAP, v + LOCK_TICKET, v, __func__) != v)
+        return 1;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return 0;
 }
 
 void shmem_clear_lock(long *lock) {
-    uint64_t *w = lock_word(lock, __func__);
+    shmemi_check_init(__func__);
     /* The critical section's puts and AMOs are complete (quiet on the default
      * context, a full fence) before the lock is handed on. */
     shmemi_quiet(shmemi_ctx_default_handle, "shmem_clear_lock");
     /* Serve the next ticket: only the holder changes the lower half, while
      * newcomers may add tickets to the upper half concurrently, so a CAS
-     * keeps the carry out of the lower half. Release: pairs with the acquire
-     * of the next holder. */
-    uint64_t v = __atomic_load_n(w, __ATOMIC_RELAXED), nv;
-    do {
-        nv = (v & ~LOCK_SERVING) | (uint64_t)(uint32_t)((uint32_t)v + 1u);
-    } while (!__atomic_compare_exchange_n(w, &v, nv, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+     * keeps the carry out of the lower half. The quiet and the AMO's own
+     * order release the critical section to the next holder. */
+    uint64_t v = lock_amo(lock, SHMEMI_AMO_FETCH, 0, 0, __func__), seen;
+    for (;;) {
+        uint64_t nv = (v & ~LOCK_SERVING) | (uint64_t)(uint32_t)((uint32_t)v + 1u);
+        seen = lock_amo(lock, SHMEMI_AMO_CSWAP, nv, v, __func__);
+        if (seen == v)
+            break;
+        v = seen;
+    }
 }

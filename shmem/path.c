@@ -8,10 +8,12 @@
 #include "shmem/shmemi.h"
 
 #include "shmem/engine.h"
+#include "shmem/path_direct.h"
 
 static const struct shmemi_path_ops *const rows[] = {
     &shmemi_path_direct,
     &shmemi_path_device,
+    &shmemi_path_fabric,
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -34,10 +36,12 @@ int shmemi_paths_init(void) {
         if (used)
             shmemi_paths[shmemi_npaths++] = rows[i];
     }
-    for (int g = 0; g < SHMEMI_REGIONS; g++)
-        if ((g == shmemi.user_region || g == SHMEMI_REGION_DATA) &&
-            !shmemi.peers[shmemi.my_pe].path[g])
-            shmemi_fatal("no path reaches region %d of this PE's symmetric memory", g);
+    for (int pe = 0; pe < shmemi.n_pes; pe++)
+        for (int g = 0; g < SHMEMI_REGIONS; g++)
+            if ((g == shmemi.user_region || g == SHMEMI_REGION_HEAP ||
+                 (g == SHMEMI_REGION_DATA && shmemi.data_size)) &&
+                !shmemi.peers[pe].path[g])
+                shmemi_fatal("no path reaches region %d of PE %d's symmetric memory", g, pe);
     return 0;
 }
 
@@ -69,6 +73,137 @@ void shmemi_paths_check(int drain, const char *fn) {
     for (int i = 0; i < shmemi_npaths; i++)
         if (shmemi_paths[i]->check)
             shmemi_paths[i]->check(drain, fn);
+}
+
+int shmemi_paths_progress(void) {
+    int did = 0;
+    for (int i = 0; i < shmemi_npaths; i++)
+        if (shmemi_paths[i]->progress)
+            did |= shmemi_paths[i]->progress();
+    return did;
+}
+
+void shmemi_paths_ctx_free(struct shmemi_ctx *c) {
+    for (int i = 0; i < shmemi_npaths; i++)
+        if (shmemi_paths[i]->ctx_free)
+            shmemi_paths[i]->ctx_free(c);
+}
+
+void shmemi_paths_fini(void) {
+    for (int i = 0; i < shmemi_npaths; i++)
+        if (shmemi_paths[i]->fini)
+            shmemi_paths[i]->fini();
+    shmemi_npaths = 0;
+}
+
+/* ------------------------------------------- peers' memory, whatever the row */
+
+/* The route of pe's copy of the symmetric range, refusing a row that neither
+ * maps it nor lets the protocols use its operations (the device row). */
+static void sym_route(struct shmemi_route *r, const void *sym, size_t n, int pe, const char *fn) {
+    shmemi_route_pe(r, sym, n, pe, fn);
+    if (SHMEMI_UNLIKELY(!(r->path->caps & (SHMEMI_PATH_HOST_MAPPED | SHMEMI_PATH_PROTOCOL_OPS))))
+        shmemi_path_refused(r, sym, fn);
+}
+
+void shmemi_sym_store(void *sym, uint64_t v, int pe, const char *fn) {
+    struct shmemi_route r;
+    sym_route(&r, sym, sizeof(uint64_t), pe, fn);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+        __atomic_store_n((uint64_t *)r.addr, v, __ATOMIC_RELEASE);
+    else
+        r.path->signal(&shmemi_ctx_default, &r, v, SHMEM_SIGNAL_SET, 1, fn);
+}
+
+void shmemi_sym_get(void *dst, const void *sym, size_t n, int pe, const char *fn) {
+    if (!n)
+        return;
+    struct shmemi_route r;
+    sym_route(&r, sym, n, pe, fn);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+        memcpy(dst, r.addr, n);
+    else
+        r.path->get(&shmemi_ctx_default, dst, &r, n, 0, fn);
+}
+
+void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn) {
+    if (!n)
+        return;
+    struct shmemi_route r;
+    sym_route(&r, sym, n, pe, fn);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+        memcpy(r.addr, src, n);
+    else
+        r.path->put(&shmemi_ctx_default, &r, src, n, 1, fn);
+}
+
+const void *shmemi_sym_src(const void *sym, size_t n, int pe, void *scratch, const char *fn) {
+    struct shmemi_route r;
+    sym_route(&r, sym, n ? n : 1, pe, fn);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+        return r.addr;
+    if (n)
+        r.path->get(&shmemi_ctx_default, scratch, &r, n, 0, fn);
+    return scratch;
+}
+
+void shmemi_sym_quiet(const char *fn) {
+    for (int i = 0; i < shmemi_npaths; i++)
+        if ((shmemi_paths[i]->caps & SHMEMI_PATH_PROTOCOL_OPS) && shmemi_paths[i]->quiet)
+            shmemi_paths[i]->quiet(&shmemi_ctx_default, -1, fn);
+}
+
+uint64_t shmemi_sym_amo(void *sym, int pe, enum shmemi_amo_op op, uint64_t value, uint64_t cond,
+                        const char *fn) {
+    struct shmemi_route r;
+    sym_route(&r, sym, sizeof(uint64_t), pe, fn);
+    shmemi_route_atomic(&r);
+    uint64_t old = 0;
+    shmemi_path_amo(&shmemi_ctx_default, &r, op, sizeof(uint64_t), value, cond, &old, fn);
+    return old;
+}
+
+void shmemi_word_get(void *dst, const void *mine, size_t n, int pe, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_word(&r, pe, mine);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+        memcpy(dst, r.addr, n);
+    else if (n)
+        r.path->get(&shmemi_ctx_default, dst, &r, n, 0, fn);
+}
+
+void shmemi_word_store32(int pe, uint32_t *mine, uint32_t v, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_word(&r, pe, mine);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        __atomic_store_n((uint32_t *)r.addr, v, __ATOMIC_RELEASE);
+        return;
+    }
+    /* Release: this thread's stores, and the transfers complete so far (a
+     * fabric completes a transfer once it is visible at the target), come
+     * before the word's update. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    r.path->amo(&shmemi_ctx_default, &r, SHMEMI_AMO_SET, sizeof(uint32_t), v, 0, NULL, fn);
+}
+
+void *shmemi_peer_addr(const void *sym, int pe) {
+    uintptr_t a = (uintptr_t)sym;
+    int region;
+    size_t off;
+    if (a - (uintptr_t)shmemi.dev_base < shmemi.dev_size) {
+        region = SHMEMI_REGION_DEVICE;
+        off = a - (uintptr_t)shmemi.dev_base;
+    } else if (a - (uintptr_t)shmemi.heap_base < shmemi.heap_size) {
+        region = SHMEMI_REGION_HEAP;
+        off = a - (uintptr_t)shmemi.heap_base;
+    } else if (a - (uintptr_t)shmemi.data_base < shmemi.data_size) {
+        region = SHMEMI_REGION_DATA;
+        off = a - (uintptr_t)shmemi.data_base;
+    } else {
+        return NULL;
+    }
+    char *base = shmemi.peers[pe].base[region];
+    return base ? base + off : shmemi_fabric_window(pe, region, off);
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -6,10 +6,12 @@
  *                           atomics, large non-blocking copies on the engine
  *   device (path_device.c)  the device heap of GPU builds: the GPU runtime's
  *                           copies and the atomic kernel (shmem/gpu.c)
+ *   fabric (path_fabric.c)  PEs of other nodes (every other PE with
+ *                           SHMEM_FORCE_FABRIC): libfabric RMA and atomics
  * and the rows are listed once, in path.c. Every (PE, region) slot of the
  * job names the row that reaches it (shmemi.peers[pe].path[region]), filled
- * at shmem_init by each row's setup; a later row (a fabric for PEs of other
- * nodes) takes over the slots it reaches.
+ * at shmem_init by each row's setup; a later row (the fabric) takes over the
+ * slots it reaches.
  *
  * shmemi_route() is the one decision point: context -> team -> world PE ->
  * region and offset -> the row of that slot. A remote address is always
@@ -36,6 +38,10 @@ struct shmemi_route {
 /* The row may load and store through route.addr from host threads (the
  * collectives, locks and active-set syncs, which copy between mappings). */
 #define SHMEMI_PATH_HOST_MAPPED 1u
+/* Without a mapping, the library's own protocols (barriers, collectives,
+ * locks, liveness) may reach the row's slots through its operations
+ * (shmemi_word_*, shmemi_sym_*): a fabric. */
+#define SHMEMI_PATH_PROTOCOL_OPS 2u
 
 /* One transport. Every operation ends the job through shmemi_fatal on a
  * failure, naming `fn` (the routine the user called). Buffers named `src`
@@ -86,9 +92,18 @@ struct shmemi_path_ops {
     /* Report a failure the row found asynchronously (ends the job); drain:
      * first wait for everything the row still runs (finalize). Optional. */
     void (*check)(int drain, const char *fn);
+    /* Move the row's own work along (a waiting thread calls it): 1 when it
+     * did something. Optional. */
+    int (*progress)(void);
+    /* Release what the row keeps for a context (shmem_ctx_destroy, after its
+     * quiet). Optional. */
+    void (*ctx_free)(struct shmemi_ctx *c);
+    /* shmem_finalize, once every PE is in it: the row's last collective step
+     * and its teardown. Optional. */
+    void (*fini)(void);
 };
 
-extern const struct shmemi_path_ops shmemi_path_direct, shmemi_path_device;
+extern const struct shmemi_path_ops shmemi_path_direct, shmemi_path_device, shmemi_path_fabric;
 
 /* Run every row's setup (shmem_init, after the heaps). */
 int shmemi_paths_init(void);
@@ -160,6 +175,24 @@ static inline void shmemi_route(struct shmemi_route *r, shmem_ctx_t ctx, const v
     shmemi_route_at(r, addr, len, t->start + pe * t->stride, fn);
 }
 
+/* Atomicity across rows: CPU atomics on a mapping and a fabric's atomics
+ * (carried out by a NIC, or by the target's provider in software) on the same
+ * word are not atomic with each other. So once any PE of the job is reached
+ * through the fabric, every AMO on symmetric memory goes through it, the
+ * PEs of this node and this PE itself included (shmemi.amo_row, set by the
+ * fabric's setup). The one place that decides the row of an AMO. */
+static inline void shmemi_route_atomic(struct shmemi_route *r) {
+    if (SHMEMI_UNLIKELY(shmemi.amo_row != NULL) && r->region != SHMEMI_REGION_DEVICE)
+        r->path = shmemi.amo_row;
+}
+
+/* shmemi_route() for an AMO. */
+static inline void shmemi_route_amo(struct shmemi_route *r, shmem_ctx_t ctx, const void *addr,
+                                    size_t len, int pe, const char *fn) {
+    shmemi_route(r, ctx, addr, len, pe, fn);
+    shmemi_route_atomic(r);
+}
+
 /* The same for a world PE (collectives, locks, copy-engine puts, plans). */
 static inline void shmemi_route_pe(struct shmemi_route *r, const void *addr, size_t len, int pe,
                                    const char *fn) {
@@ -195,5 +228,85 @@ static inline void *shmemi_remote(const void *addr, size_t len, int pe, const ch
 void shmemi_paths_quiet(struct shmemi_ctx *c, int pe, const char *fn);
 void shmemi_paths_fence(struct shmemi_ctx *c, int pe, const char *fn);
 void shmemi_paths_check(int drain, const char *fn);
+/* Every row's progress (1 when one did something), context release and
+ * finalize (see struct shmemi_path_ops). */
+int shmemi_paths_progress(void);
+void shmemi_paths_ctx_free(struct shmemi_ctx *c);
+void shmemi_paths_fini(void);
+
+/* ---------------------------------------- peers' memory, whatever the row */
+/* For the library's own protocols (barriers, team syncs, collectives, locks,
+ * liveness, plans), which reach a peer's copy of a symmetric address or of a
+ * word of this PE's control block through a mapping where the row has one,
+ * and through the row's operations otherwise (a fabric). Each ends the job
+ * naming fn on a failure. */
+
+/* The route to pe's copy of `mine`, a word of this PE's host heap (the
+ * control block, the words area): the same offset in pe's host heap. */
+static inline void shmemi_route_word(struct shmemi_route *r, int pe, const void *mine) {
+    shmemi_route_slot(r, pe, SHMEMI_REGION_HEAP, (size_t)((const char *)mine - shmemi.heap_base));
+}
+
+/* Store v into pe's copy of the 64-bit word `mine` of this PE's host heap,
+ * with release semantics: what this PE stored before, and the transfers it
+ * completed, are visible to whoever acquires the word. The one writer of that
+ * word. */
+static inline void shmemi_word_store(int pe, uint64_t *mine, uint64_t v, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_word(&r, pe, mine);
+    if (SHMEMI_LIKELY(r.path->caps & SHMEMI_PATH_HOST_MAPPED))
+        __atomic_store_n((uint64_t *)r.addr, v, __ATOMIC_RELEASE);
+    else
+        r.path->signal(&shmemi_ctx_default, &r, v, SHMEM_SIGNAL_SET, 1, fn);
+}
+
+/* n bytes of pe's copy of `mine` (this PE's host heap) into dst. */
+void shmemi_word_get(void *dst, const void *mine, size_t n, int pe, const char *fn);
+
+/* The same for a 32-bit word (plans' fence and abort words). */
+void shmemi_word_store32(int pe, uint32_t *mine, uint32_t v, const char *fn);
+
+/* pe's copy of the 64-bit word `mine` (relaxed: the caller orders it). */
+static inline uint64_t shmemi_word_load(int pe, const uint64_t *mine, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_word(&r, pe, mine);
+    if (SHMEMI_LIKELY(r.path->caps & SHMEMI_PATH_HOST_MAPPED))
+        return __atomic_load_n((const uint64_t *)r.addr, __ATOMIC_RELAXED);
+    uint64_t v;
+    r.path->get(&shmemi_ctx_default, &v, &r, sizeof(v), 0, fn);
+    return v;
+}
+
+/* Store v into pe's copy of the symmetric 64-bit word `sym` (release, as
+ * shmemi_word_store). */
+void shmemi_sym_store(void *sym, uint64_t v, int pe, const char *fn);
+/* n bytes of pe's copy of the symmetric `sym` into the local buffer dst
+ * (complete when it returns). */
+void shmemi_sym_get(void *dst, const void *sym, size_t n, int pe, const char *fn);
+/* n bytes of the local src into pe's copy of `sym`: complete at the next
+ * quiet of the default context (shmemi_sym_quiet), at once through a
+ * mapping; src must stay unchanged until then. */
+void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn);
+/* pe's copy of `sym` to read n bytes from: the mapping, or `scratch` (n bytes)
+ * filled with a get. */
+const void *shmemi_sym_src(const void *sym, size_t n, int pe, void *scratch, const char *fn);
+/* Complete the shmemi_sym_put calls of this thread's protocol (nothing when
+ * every row in use maps its peers). */
+void shmemi_sym_quiet(const char *fn);
+/* A 64-bit AMO on pe's copy of `sym`, whatever row reaches it (the row
+ * shmemi_route_atomic picks): the old value. */
+uint64_t shmemi_sym_amo(void *sym, int pe, enum shmemi_amo_op op, uint64_t value, uint64_t cond,
+                        const char *fn);
+/* The address pe's copy of the local symmetric `sym` has for this PE's copy
+ * engine: its mapping, or a window the engine's fabric hook carries to pe
+ * (soft engine; NULL when neither exists). */
+void *shmemi_peer_addr(const void *sym, int pe);
+/* The fabric's side of that: the window address of (pe, region, off), or
+ * NULL (shmem/path_fabric.c: the soft engine only; none without libfabric). */
+void *shmemi_fabric_window(int pe, int region, size_t off);
+/* The window the soft copy engine hands to the fabric (its engine config),
+ * or NULL when no PE is reached through the fabric. */
+struct sdma_foreign;
+const struct sdma_foreign *shmemi_fabric_foreign(void);
 
 #endif

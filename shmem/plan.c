@@ -322,12 +322,18 @@ static size_t chain_dwords(const struct shmemx_plan *p, size_t c) {
 }
 
 
-/* The peer's mapping of one of our symmetric addresses. */
-/* pe's copy of a symmetric address of this PE, in the host or device heap. */
-static void *at_peer(const void *local, int pe) {
-    if (shmemi_on_device(local))
-        return shmemi.peers[pe].dev + ((const char *)local - shmemi.dev_base);
-    return shmemi.peers[pe].heap + ((const char *)local - shmemi.heap_base);
+/* pe's copy of a symmetric address of this PE, in the host or device heap,
+ * as the copy engine names it: the mapping, or for a PE of another node the
+ * engine's fabric window (NULL where there is none). */
+static void *at_peer(const void *local, int pe) { return shmemi_peer_addr(local, pe); }
+
+/* A PE whose copies this engine cannot carry: -1, or the PE. */
+static int unreachable_peer(int on_dev) {
+    for (int q = 0; q < shmemi.n_pes; q++)
+        if (q != shmemi.my_pe && !shmemi.peers[q].heap &&
+            (on_dev || !shmemi_fabric_window(q, SHMEMI_REGION_HEAP, 0)))
+            return q;
+    return -1;
 }
 
 static int build_chains(struct shmemx_plan *p) {
@@ -469,8 +475,22 @@ static int gather_schedules(struct shmemx_plan *p, const struct sched_header *hs
     if (!p->chunks || !p->regions || !p->chunk_base || !p->writers)
         rc = SHMEMX_PLAN_ENOMEM; /* still take part in the barriers below */
     size_t c = 0, r = 0;
+    char *copy = NULL;
     for (int q = 0; q < p->n && !rc; q++) {
-        const char *src = (const char *)at_peer(scratch, q);
+        /* PE q's schedule: through the mapping, or fetched from another node. */
+        size_t qb = hs[q].nchunks * sizeof(struct wire_chunk) +
+                    hs[q].nregions * sizeof(shmemx_region_t);
+        const char *src = q == p->me || shmemi.peers[q].heap ? (const char *)at_peer(scratch, q)
+                                                              : NULL;
+        if (!src) {
+            free(copy);
+            if (!(copy = malloc(qb ? qb : 1))) {
+                rc = SHMEMX_PLAN_ENOMEM;
+                break;
+            }
+            shmemi_word_get(copy, scratch, qb, q, "shmemx_plan_create");
+            src = copy;
+        }
         const struct wire_chunk *qc = (const struct wire_chunk *)src;
         const shmemx_region_t *qr = (const shmemx_region_t *)(src + hs[q].nchunks * sizeof(*qc));
         p->chunk_base[q] = (int)c;
@@ -481,6 +501,7 @@ static int gather_schedules(struct shmemx_plan *p, const struct sched_header *hs
                 p->regions[r++] = *qr++;
         }
     }
+    free(copy);
     if (!rc)
         p->chunk_base[p->n] = (int)c;
     shmemi_words_free(scratch, "shmemx_plan_create"); /* frees after a barrier */
@@ -571,6 +592,11 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
         rc = SHMEMX_PLAN_EENGINE,
         snprintf(me.why, sizeof(me.why), "plans need a copy engine (SHMEM_COPY_ENGINE is %s)",
                  shmemi.cfg.COPY_ENGINE);
+    else if (unreachable_peer(on_dev) >= 0)
+        rc = SHMEMX_PLAN_EUNSUPPORTED,
+        snprintf(me.why, sizeof(me.why), "PE %d is reached through the fabric: plans reach such "
+                 "PEs on the soft copy engine with a buffer in host memory only (SHMEM_COPY_"
+                 "ENGINE is %s)", unreachable_peer(on_dev), shmemi.cfg.COPY_ENGINE);
     for (size_t i = 0; !rc && i < nchunks; i++) {
         if (schedule[i].nregions && !schedule[i].regions)
             LOCAL_FAIL("chunk %zu has %zu regions but regions is NULL", i, schedule[i].nregions);
@@ -969,9 +995,9 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
         if (q == p->me)
             continue;
         if (prc)
-            __atomic_store_n((uint32_t *)at_peer(&p->abortw[p->me], q), r, __ATOMIC_RELAXED);
+            shmemi_word_store32(q, &p->abortw[p->me], r, __func__);
         /* Release: our abort word is visible before the fence word. */
-        __atomic_store_n((uint32_t *)at_peer(&p->fence[p->me], q), r, __ATOMIC_RELEASE);
+        shmemi_word_store32(q, &p->fence[p->me], r, __func__);
     }
     double deadline = now_s() + p->timeout_s;
     unsigned spins = 0;
@@ -1255,7 +1281,7 @@ int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
     if (prc) /* every peer's next wait reports it (EPEER) */
         for (int q = 0; q < p->n; q++)
             if (q != p->me)
-                __atomic_store_n((uint32_t *)at_peer(&p->abortw[p->me], q), r, __ATOMIC_RELEASE);
+                shmemi_word_store32(q, &p->abortw[p->me], r, __func__);
     /* After the stream's reads of round r: tell every peer (its chains to this
      * PE wait for it), then note it here (start's view-slot check). Stream
      * writes, no kernel: nothing on this stream waits for the peers. */

@@ -84,7 +84,9 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                        const char *fn) {
     struct shmemi_route r, rs;
-    shmemi_route(&rs, ctx, sig_addr, sizeof(*sig_addr), pe, fn);
+    /* The signal is an AMO on its word (peers may add to it through the
+     * fabric while this PE sets it). */
+    shmemi_route_amo(&rs, ctx, sig_addr, sizeof(*sig_addr), pe, fn);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_fatal("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
                      fn, sig_op);

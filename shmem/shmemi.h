@@ -3,8 +3,8 @@
  * Every public routine checks its arguments, then makes one call into the
  * functions declared here. Only the core chooses how a (pe, address) is
  * reached: shmemi_route() (shmem/path.h) picks the row of the path table
- * that reaches it -- today the direct mapping of every PE of this node, and
- * the device heap in GPU builds. */
+ * that reaches it: the direct mapping of the PEs of this node, the device
+ * heap in GPU builds, the fabric for PEs of other nodes. */
 #ifndef SHMEMI_H
 #define SHMEMI_H
 
@@ -195,6 +195,9 @@ struct shmemi_ctx {
     /* Copy-engine work queued for the context, per peer (shmem/engine.c);
      * allocated on first use. */
     struct shmemi_ctx_pending *pending;
+    /* The context's own fabric endpoint (shmem/fabric.c), made on first use;
+     * NULL: none yet, or the default context's. */
+    void *fabric;
 };
 
 struct shmemi_team {
@@ -229,6 +232,9 @@ struct shmemi_state {
                           device control area; dev_size 0 without one */
     size_t dev_size;
     const struct shmemi_dev_ops *dev; /* the device path, or NULL */
+    /* Set when any PE is reached through the fabric: the row of every AMO on
+     * symmetric memory (shmemi_route_atomic). */
+    const struct shmemi_path_ops *amo_row;
     int words_gpu; /* the host heaps are registered: kernels use their host addresses */
 
     uint64_t barrier_epoch;

@@ -58,10 +58,9 @@ void shmemi_sync_all(void) {
     uint64_t epoch = ++shmemi.barrier_epoch;
     struct shmemi_ctl *mine = shmemi_ctl_of(me);
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        struct shmemi_ctl *to = shmemi_ctl_of((me + dist) % n);
         /* Release: everything this PE stored before the barrier is visible
-         * to whoever acquires this word. */
-        __atomic_store_n(&to->barrier[k].v, epoch, __ATOMIC_RELEASE);
+         * to whoever acquires this word (PE me + 2^k's copy of it). */
+        shmemi_word_store((me + dist) % n, &mine->barrier[k].v, epoch, "shmem_barrier_all");
         struct shmemi_spin s = {.world_epoch = epoch};
         while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
@@ -106,19 +105,19 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
                      fn, shmemi.my_pe, start, log_stride, size);
     if (size == 1)
         return;
-    long *count = shmemi_remote(&psync[0], sizeof(long), start, fn);
+    /* pSync[0] counts in on the first PE (an AMO, whatever row reaches it);
+     * pSync[1] of each member is its release word. */
+    long *count = shmemi_remote(&psync[0], 2 * sizeof(long), shmemi.my_pe, fn);
     long *release = &psync[1];
-    shmemi_remote(release, sizeof(long), shmemi.my_pe, fn);
     struct shmemi_spin s = {0};
     if (shmemi.my_pe == start) {
         while (__atomic_load_n(count, __ATOMIC_ACQUIRE) != size - 1)
             shmemi_spin(&s);
         __atomic_store_n(count, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
         for (int i = 1; i < size; i++)
-            __atomic_store_n((long *)shmemi_remote(release, sizeof(long), start + (int)(i * stride), fn),
-                             1L, __ATOMIC_RELEASE);
+            shmemi_sym_store(release, 1, start + (int)(i * stride), fn);
     } else {
-        __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+        shmemi_sym_amo(&psync[0], start, SHMEMI_AMO_ADD, 1, 0, fn);
         while (__atomic_load_n(release, __ATOMIC_ACQUIRE) != 1)
             shmemi_spin(&s);
         __atomic_store_n(release, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);

@@ -24,10 +24,11 @@
 
 struct shmemi_team shmemi_team_world, shmemi_team_shared;
 shmem_team_t const SHMEM_TEAM_WORLD = &shmemi_team_world;
-/* Every PE of a job is on this node: SHARED is WORLD's members. */
+/* The PEs whose memory this PE maps (shmem_ptr reaches them): the PEs of its
+ * node, all of WORLD on one node. */
 shmem_team_t const SHMEM_TEAM_SHARED = &shmemi_team_shared;
 
-struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, NULL};
+struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, NULL, NULL};
 shmem_ctx_t const SHMEM_CTX_DEFAULT = &shmemi_ctx_default;
 
 /* The live teams of this PE by slot, and the mask of slots they hold. */
@@ -37,11 +38,43 @@ static uint64_t team_used;
 #define SLOT_BIT(s) ((uint64_t)1 << (s))
 #define TEAM_MAX_SIZE (1 << SHMEMI_TEAM_ROUNDS)
 
+/* SHARED: the PEs this PE maps (the PEs of its node, never those reached
+ * through the fabric), when they are a strided set of world PEs (every
+ * launcher's block and cyclic placements are); else this PE alone. Every
+ * member computes the same team: mapping each other is symmetric. */
+static void shared_init(void) {
+    int n = shmemi.n_pes, me = shmemi.my_pe, first = -1, stride = 0, size = 0, ok = 1;
+    for (int pe = 0; pe < n; pe++) {
+        if (pe != me && !shmemi.peers[pe].heap)
+            continue;
+        if (first < 0)
+            first = pe;
+        else if (size == 1)
+            stride = pe - first;
+        else if (pe != first + size * stride)
+            ok = 0;
+        size++;
+    }
+    shmemi_team_shared = shmemi_team_world;
+    shmemi_team_shared.slot = 1;
+    if (size == n)
+        return;
+    if (!ok) {
+        shmemi_debug("the PEs of this node are not a strided set: SHMEM_TEAM_SHARED holds PE %d "
+                     "alone",
+                     me);
+        first = me, stride = 1, size = 1;
+    }
+    shmemi_team_shared.start = first;
+    shmemi_team_shared.stride = size > 1 ? stride : 1;
+    shmemi_team_shared.size = size;
+    shmemi_team_shared.my_pe = (me - first) / shmemi_team_shared.stride;
+}
+
 void shmemi_team_init(void) {
     shmemi_team_world = (struct shmemi_team){
         .start = 0, .stride = 1, .size = shmemi.n_pes, .my_pe = shmemi.my_pe, .slot = 0};
-    shmemi_team_shared = shmemi_team_world;
-    shmemi_team_shared.slot = 1;
+    shared_init();
     memset(team_live, 0, sizeof(team_live));
     team_live[0] = &shmemi_team_world;
     team_live[1] = &shmemi_team_shared;
@@ -102,14 +135,15 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 
 /* ---------------------------------------------------------------- team sync */
 
-/* WORLD and SHARED use the world barrier. A split team runs a dissemination
- * barrier over team indices on its slot's words: in round k, member i stores
- * the team's epoch into member i + 2^k's word k (the only writer of that
- * word) and waits for member i - 2^k to do the same to it. Epochs only grow,
- * so back-to-back syncs never reset anything. */
+/* WORLD (and SHARED when it is all of WORLD) use the world barrier. Any
+ * other team runs a dissemination barrier over team indices on its slot's
+ * words: in round k, member i stores the team's epoch into member i + 2^k's
+ * word k (the only writer of that word) and waits for member i - 2^k to do
+ * the same to it. Epochs only grow, so back-to-back syncs never reset
+ * anything. */
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
-    (void)fn;
-    if (team == &shmemi_team_world || team == &shmemi_team_shared) {
+    if (team == &shmemi_team_world ||
+        (team == &shmemi_team_shared && team->size == shmemi.n_pes)) {
         shmemi_sync_all();
         return;
     }
@@ -119,11 +153,10 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
     uint64_t epoch = ++t->epoch;
     struct shmemi_team_ctl *mine = &shmemi_ctl_of(shmemi.my_pe)->team[s];
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        struct shmemi_team_ctl *to = &shmemi_ctl_of(t->start + ((me + dist) % n) * t->stride)->team[s];
         /* Release: everything this PE stored before the sync is visible to
-         * the member that acquires this word; transitively, to every member
-         * once the last round is done. */
-        __atomic_store_n(&to->sync[k].v, epoch, __ATOMIC_RELEASE);
+         * the member that acquires this word (member me + 2^k's copy of it);
+         * transitively, to every member once the last round is done. */
+        shmemi_word_store(t->start + ((me + dist) % n) * t->stride, &mine->sync[k].v, epoch, fn);
         struct shmemi_spin sp = {0};
         /* Acquire: pairs with the release store of member me - 2^k. */
         while (__atomic_load_n(&mine->sync[k].v, __ATOMIC_ACQUIRE) < epoch)
@@ -164,10 +197,8 @@ static uint64_t free_on_all(struct shmemi_team *parent, const char *fn) {
     __atomic_store_n(post, ~team_used, __ATOMIC_RELAXED);
     shmemi_team_sync(parent, fn);
     uint64_t all = ~(uint64_t)0;
-    for (int i = 0; i < parent->size; i++) {
-        struct shmemi_team_ctl *c = &shmemi_ctl_of(to_world(parent, i))->team[parent->slot];
-        all &= __atomic_load_n(&c->post.v, __ATOMIC_RELAXED);
-    }
+    for (int i = 0; i < parent->size; i++)
+        all &= shmemi_word_load(to_world(parent, i), post, fn);
     return all;
 }
 
@@ -356,6 +387,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     /* Destroying a context completes its outstanding operations. */
     shmemi_quiet(ctx, __func__);
     shmemi_engine_ctx_free(ctx);
+    shmemi_paths_ctx_free(ctx);
     free(ctx);
 }
 

@@ -1,8 +1,24 @@
-/* Copy-engine puts with a local wait flag and a remote signal (shmemx.h). */
+/* Copy-engine puts with a local wait flag and a remote signal (shmemx.h), to
+ * the PEs of this node and, on the soft engine, to PEs of other nodes (the
+ * engine's fabric window, shmem/path_fabric.c). */
 #include "shmem/shmemi.h"
 
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
+
+/* pe's copy of [sym, sym + len) as the copy engine names it: its mapping, or
+ * for a PE of another node the engine's fabric window (soft engine). Ends the
+ * job, naming fn, when the engine reaches neither. */
+static void *engine_addr(const void *sym, size_t len, int pe, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_pe(&r, sym, len, pe, fn);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+        return r.addr;
+    void *w = r.path == &shmemi_path_fabric ? shmemi_fabric_window(pe, r.region, r.off) : NULL;
+    if (!w)
+        shmemi_path_refused(&r, sym, fn);
+    return w;
+}
 
 static int fail(int pe, int rc, const char *fn) {
     shmemi_debug("%s to PE %d: %s (%s)", fn, pe, sdma_strerror(rc), sdma_last_error());
@@ -33,7 +49,7 @@ static int before(struct sdma_queue *q, int pe, const shmemx_sdma_opts_t *o, con
 static int after(struct sdma_queue *q, int pe, const shmemx_sdma_opts_t *o, const char *fn) {
     if (!o || !o->signal)
         return 0;
-    uint64_t *sig = shmemi_remote(o->signal, sizeof(uint64_t), pe, fn);
+    uint64_t *sig = engine_addr(o->signal, sizeof(uint64_t), pe, fn);
     int rc = sdma_atomic(q, sig, SDMA_ATOMIC_ADD64_NORET, o->signal_value, 0);
     return rc ? fail(pe, rc, fn) : 0;
 }
@@ -49,7 +65,7 @@ int shmemx_sdma_putmem(void *dest, const void *src, size_t bytes, int pe,
     struct sdma_queue *q = pick(pe, opts, __func__);
     if (!q)
         return -1;
-    void *r = shmemi_remote(dest, bytes, pe, __func__);
+    void *r = engine_addr(dest, bytes, pe, __func__);
     if (before(q, pe, opts, __func__))
         return -1;
     int rc = bytes ? sdma_copy(q, r, src, bytes) : 0;
@@ -69,7 +85,7 @@ static int tile(struct sdma_queue *q, const shmemx_tile_t *t, size_t esize, int 
     size_t row = shmemi_bytes(t->cols, esize, fn);
     size_t dpitch = shmemi_bytes(t->dst_stride, esize, fn), spitch = shmemi_bytes(t->src_stride, esize, fn);
     size_t extent = shmemi_bytes(t->rows - 1, dpitch, fn) + row;
-    void *r = shmemi_remote(t->dest, extent, pe, fn);
+    void *r = engine_addr(t->dest, extent, pe, fn);
     int rc = sdma_copy_2d(q, r, dpitch, t->src, spitch, row, t->rows);
     return rc ? fail(pe, rc, fn) : 0;
 }

@@ -15,7 +15,10 @@ int main(void)
     for (int pe = 0; pe < npes; pe++) {
         CHECK(shmem_addr_accessible(all, pe) && shmem_addr_accessible(all + HEAP - 1, pe),
               "the heap's first and last bytes are symmetric (PE %d)", pe);
-        CHECK(shmem_ptr(all + HEAP - 1, pe) != NULL, "shmem_ptr of the last byte (PE %d)", pe);
+        /* Mapped here: the PEs of this node (SHMEM_TEAM_SHARED). */
+        if (shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0)
+            CHECK(shmem_ptr(all + HEAP - 1, pe) != NULL, "shmem_ptr of the last byte (PE %d)",
+                  pe);
         CHECK(!shmem_addr_accessible(all + HEAP, pe), "the byte past the heap is symmetric "
               "(PE %d)", pe);
         CHECK(shmem_ptr(all + HEAP, pe) == NULL, "shmem_ptr of the byte past the heap (PE %d)",

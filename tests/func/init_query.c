@@ -107,9 +107,16 @@ int main(void)
 
     const int right = (me + 1) % npes;
     const int left = (me + npes - 1) % npes;
+    /* A peer of this node (SHMEM_TEAM_SHARED) is mapped; one reached through
+     * the fabric (another node, or SHMEM_FORCE_FABRIC=1) is not. */
+    int right_shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right, SHMEM_TEAM_SHARED) >= 0;
     long *peer = shmem_ptr(cell, right);
-    CHECK(peer != NULL, "shmem_ptr(heap, PE %d) is NULL on a single node", right);
-    *peer = 5000 + me;
+    CHECK((peer != NULL) == right_shared, "shmem_ptr(heap, PE %d) is %p, PE %d %s SHMEM_TEAM_SHARED",
+          right, (void *)peer, right, right_shared ? "in" : "not in");
+    if (peer)
+        *peer = 5000 + me;
+    else
+        shmem_long_p(cell, 5000 + me, right);
     shmem_barrier_all();
     CHECK(*cell == 5000 + left, "value written through shmem_ptr by PE %d: %ld", left, *cell);
     shmem_barrier_all();
@@ -136,10 +143,12 @@ int main(void)
     CHECK(shmem_team_n_pes(SHMEM_TEAM_WORLD) == npes, "team_n_pes(WORLD) %d",
           shmem_team_n_pes(SHMEM_TEAM_WORLD));
     long *tpeer = shmem_team_ptr(SHMEM_TEAM_WORLD, cell, right);
-    CHECK(tpeer != NULL, "shmem_team_ptr(WORLD, heap, %d) is NULL", right);
     CHECK(tpeer == peer, "shmem_team_ptr %p != shmem_ptr %p", (void *)tpeer, (void *)peer);
     shmem_barrier_all();
-    *tpeer = 7000 + me;
+    if (tpeer)
+        *tpeer = 7000 + me;
+    else
+        shmem_long_p(cell, 7000 + me, right);
     shmem_barrier_all();
     CHECK(*cell == 7000 + left, "value written through shmem_team_ptr: %ld", *cell);
 #endif

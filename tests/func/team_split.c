@@ -55,12 +55,16 @@ int main(void) {
               "get_config num_contexts %d", got.num_contexts);
         sync_rounds(even, 300);
 
-        /* team_ptr: every member of a node-local team is reachable. */
+        /* team_ptr: every member this PE maps (SHMEM_TEAM_SHARED: the PEs of
+         * its node) is reachable, and no other. */
         slot_val[0] = 100 + me;
         shmem_team_sync(even);
         for (int i = 0; i < esize; i++) {
             long *p = shmem_team_ptr(even, &slot_val[0], i);
-            CHECK(p && *p == 100 + 2 * i, "team_ptr(%d)", i);
+            if (shmem_team_translate_pe(even, i, SHMEM_TEAM_SHARED) < 0)
+                CHECK(p == NULL, "team_ptr(%d) of a PE outside SHMEM_TEAM_SHARED", i);
+            else
+                CHECK(p && *p == 100 + 2 * i, "team_ptr(%d)", i);
         }
         CHECK(shmem_team_ptr(even, &slot_val[0], esize) == NULL, "team_ptr past the team");
 

@@ -1,0 +1,814 @@
+/* The fabric's setup, endpoints, completion and progress (shmem/fabric.h).
+ *
+ * Provider: the first libfabric offers for an RDM endpoint with RMA, atomics
+ * and messages whose transfers can complete on delivery, or the one
+ * SHMEM_OFI_PROVIDER names (SHMEM_OFI_DOMAIN: its domain). Every PE must get
+ * the same provider: the exchange checks it.
+ *
+ * Registration (what the provider's FI_MR_* modes ask):
+ *   FI_MR_VIRT_ADDR  remote addresses are the target's virtual addresses;
+ *                    without it, offsets from the start of the registration
+ *   FI_MR_PROV_KEY   the provider picks the keys; without it, we do (1, 2, 3
+ *                    for the host heap, the data segment, the device heap)
+ *   FI_MR_ALLOCATED  only allocated memory: the heaps and the data segment
+ *                    are mapped before they are registered
+ *   FI_MR_LOCAL      local buffers need a descriptor: the heaps and the data
+ *                    segment have one; any other buffer goes through the
+ *                    endpoint's registered bounce buffer
+ *   FI_MR_ENDPOINT   registrations bind to the main endpoint, and contexts
+ *                    initiate through it too
+ *   FI_MR_HMEM       (GPU builds) the device heap is registered with its
+ *                    interface (FI_HMEM_CUDA / FI_HMEM_ROCR) where the
+ *                    provider has FI_HMEM; else it is staged (fabric_am.c)
+ *
+ * Progress: most providers over sockets or shared memory (tcp;ofi_rxm, shm)
+ * move data only inside libfabric calls, on both sides of a transfer: a
+ * target that computes outside the library never serves a peer's get. So a
+ * thread of each PE runs the main endpoint's progress (SHMEM_OFI_PROGRESS):
+ * asleep in the provider's wait object where it has one (tcp: woken by the
+ * sockets), else polling with a back-off up to SHMEM_OFI_PROGRESS_INTERVAL.
+ * Threads waiting inside the library progress too (shmemi_spin_slow). */
+#define _GNU_SOURCE
+#include "shmem/fabric.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fab shmemi_fab;
+struct shmemi_fi_lib shmemi_fi;
+
+/* libfabric, loaded now (shmem/fabric.h). The psm providers' libraries, which
+ * Debian's libfabric links, install SIGSEGV handlers when loaded that turn a
+ * crash into exit(1) after a backtrace: not with these set. */
+static int load(void) {
+    static void *lib;
+    if (lib)
+        return 0;
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
+    setenv("HFI_NO_BACKTRACE", "1", 0);
+    lib = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        shmemi_fatal("PE %d needs the fabric (%s), and libfabric cannot be loaded: %s (install "
+                     "libfabric, e.g. Debian's libfabric1)",
+                     shmemi.my_pe,
+                     shmemi.cfg.FORCE_FABRIC ? "SHMEM_FORCE_FABRIC=1" : "PEs on other nodes",
+                     dlerror());
+    void **slots[] = {(void **)&shmemi_fi.getinfo, (void **)&shmemi_fi.freeinfo,
+                      (void **)&shmemi_fi.dupinfo, (void **)&shmemi_fi.fabric,
+                      (void **)&shmemi_fi.strerror};
+    const char *names[] = {"fi_getinfo", "fi_freeinfo", "fi_dupinfo", "fi_fabric", "fi_strerror"};
+    /* The default versions of the symbols: those of the libfabric the library
+     * was built against when it is the one installed (as a link would bind). */
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!(*slots[i] = dlsym(lib, names[i])))
+            shmemi_fatal("libfabric.so.1 has no %s: %s", names[i], dlerror());
+    uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(lib, "fi_version");
+    if (version && FI_MINOR(version()) < FI_MINOR_VERSION && shmemi.my_pe == 0)
+        shmemi_warn("libfabric %u.%u is older than the %u.%u this library was built against",
+                    FI_MAJOR(version()), FI_MINOR(version()), FI_MAJOR_VERSION, FI_MINOR_VERSION);
+    return 0;
+}
+
+#define NAME_MAX_BYTES 256
+
+/* What each PE tells the others. */
+struct fab_card {
+    char prov[48];
+    uint64_t name_len;
+    uint64_t raddr[SHMEMI_REGIONS];
+    uint64_t key[SHMEMI_REGIONS];
+    int32_t reach[SHMEMI_REGIONS];
+    int32_t atomics; /* SHMEM_OFI_ATOMICS as an index: every PE must agree */
+    char name[NAME_MAX_BYTES];
+};
+
+static struct {
+    pthread_t thread;
+    int running;
+    int stop;
+    int wait; /* 1: asleep in fi_cq_sread */
+    long interval_us;
+} prog;
+
+static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------- errors */
+
+void shmemi_fab_fail(int rc, const char *what, int pe, const char *fn) {
+    if (pe >= 0)
+        shmemi_fatal("%s: %s to PE %d failed on the fabric (%s): %s", fn, what, pe,
+                     shmemi_fab.prov ? shmemi_fab.prov : "libfabric", fi_strerror(-rc));
+    shmemi_fatal("%s: %s failed (%s): %s", fn, what,
+                 shmemi_fab.prov ? shmemi_fab.prov : "libfabric", fi_strerror(-rc));
+}
+
+/* A failed transfer shows in the counter's error count and as an error entry
+ * of the endpoint's queue, whose context is the PE (FAB_CTX). */
+static void report(struct fab_ep *e, const char *fn) __attribute__((noreturn));
+static void report(struct fab_ep *e, const char *fn) {
+    struct fi_cq_err_entry err = {0};
+    char prov_msg[256] = "";
+    int pe = -1, code = FI_EIO;
+    if (fi_cq_readerr(e->cq, &err, 0) > 0) {
+        uintptr_t ctx = (uintptr_t)err.op_context;
+        if (ctx && ctx < FAB_CTX_MAX)
+            pe = (int)ctx - 1;
+        else if (ctx && ((struct fab_req *)err.op_context)->kind == FAB_KIND_REQ)
+            pe = ((struct fab_req *)err.op_context)->pe;
+        code = err.err;
+        const char *m =
+            fi_cq_strerror(e->cq, err.prov_errno, err.err_data, prov_msg, sizeof(prov_msg));
+        if (m && m != prov_msg)
+            snprintf(prov_msg, sizeof(prov_msg), "%s", m);
+    }
+    /* A failed transfer most often means the peer ended: its launcher ends
+     * the job with the better message (the PE's status or signal). Give it
+     * that turn, as the liveness record gives a PE that exited. */
+    struct timespec grace = {0, 300 * 1000000L};
+    nanosleep(&grace, NULL);
+    if (pe < 0 || pe >= shmemi.n_pes)
+        shmemi_fatal("%s: a transfer failed on the fabric (%s): %s%s%s", fn, shmemi_fab.prov,
+                     fi_strerror(code), prov_msg[0] ? ": " : "", prov_msg);
+    shmemi_fatal("%s: a transfer to PE %d failed on the fabric (%s): %s%s%s (PE %d may have "
+                 "ended)",
+                 fn, pe, shmemi_fab.prov, fi_strerror(code), prov_msg[0] ? ": " : "", prov_msg, pe);
+}
+
+void shmemi_fab_check(struct fab_ep *e, const char *fn) {
+    uint64_t errs = fi_cntr_readerr(e->cntr);
+    if (SHMEMI_UNLIKELY(errs != __atomic_load_n(&e->errors, __ATOMIC_RELAXED))) {
+        __atomic_store_n(&e->errors, errs, __ATOMIC_RELAXED);
+        report(e, fn);
+    }
+}
+
+/* ----------------------------------------------------------- progress */
+
+/* A completion of a queue: a transfer a thread waits for, or a message. */
+static void complete(const struct fi_cq_msg_entry *ent) {
+    if ((uintptr_t)ent->op_context < FAB_CTX_MAX)
+        return;
+    struct fab_req *q = ent->op_context;
+    if (q->kind == FAB_KIND_REQ)
+        /* Release: the data the transfer brought is visible to the waiter. */
+        __atomic_fetch_sub(&q->pending, 1, __ATOMIC_RELEASE);
+    else
+        shmemi_fab_am_completion(ent);
+}
+
+/* Read e's queue: transfers threads wait for; on the main endpoint messages
+ * and their replies (fabric_am.c). Failures end the job. */
+static int drain(struct fab_ep *e, const char *fn) {
+    struct fi_cq_msg_entry ent[8];
+    int did = 0;
+    for (;;) {
+        ssize_t n = fi_cq_read(e->cq, ent, 8);
+        if (n == -FI_EAGAIN || n == 0)
+            return did;
+        if (n == -FI_EAVAIL)
+            report(e, fn);
+        if (n < 0)
+            shmemi_fab_fail((int)n, "reading a completion queue", -1, fn);
+        for (ssize_t i = 0; i < n; i++)
+            complete(&ent[i]);
+        did = 1;
+    }
+}
+
+void shmemi_fab_progress(struct fab_ep *e) {
+    drain(e, "the fabric's progress");
+    if (e != &shmemi_fab.main)
+        drain(&shmemi_fab.main, "the fabric's progress");
+    shmemi_fab_am_progress();
+}
+
+static void *progress_main(void *arg) {
+    (void)arg;
+    long sleep_us = 1;
+    while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
+        if (prog.wait) {
+            struct fi_cq_msg_entry ent;
+            /* Asleep in the provider until a socket has data (which it then
+             * progresses: a peer's transfer into this PE), a message
+             * arrives, or fi_cq_signal at close. */
+            ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 1000);
+            if (n == 1)
+                complete(&ent);
+            else if (n == -FI_EAVAIL)
+                report(&shmemi_fab.main, "the fabric's progress thread");
+            shmemi_fab_am_progress();
+            continue;
+        }
+        int did = drain(&shmemi_fab.main, "the fabric's progress thread");
+        shmemi_fab_am_progress();
+        if (did) {
+            sleep_us = 1;
+            continue;
+        }
+        /* Idle: back off (a peer's transfer waits at most this long when this
+         * PE computes outside the library). */
+        struct timespec ts = {0, sleep_us * 1000};
+        nanosleep(&ts, NULL);
+        if (sleep_us < prog.interval_us)
+            sleep_us = sleep_us * 2 < prog.interval_us ? sleep_us * 2 : prog.interval_us;
+    }
+    return NULL;
+}
+
+static void progress_start(void) {
+    const char *mode = shmemi.cfg.OFI_PROGRESS;
+    if (shmemi_fab.info->domain_attr->data_progress == FI_PROGRESS_AUTO && !strcmp(mode, "auto"))
+        return; /* the provider progresses by itself */
+    if (!strcmp(mode, "caller"))
+        return;
+    int fd = -1;
+    int has_wait = fi_control(&shmemi_fab.main.cq->fid, FI_GETWAIT, &fd) == 0;
+    prog.wait = !strcmp(mode, "wait") || (!strcmp(mode, "auto") && has_wait);
+    prog.interval_us = shmemi.cfg.OFI_PROGRESS_INTERVAL;
+    prog.stop = 0;
+    if (pthread_create(&prog.thread, NULL, progress_main, NULL))
+        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
+    prog.running = 1;
+    shmemi_debug("fabric progress: a thread %s", prog.wait ? "asleep in the provider's wait "
+                                                             "object"
+                                                           : "polling");
+}
+
+static void progress_stop(void) {
+    if (!prog.running)
+        return;
+    __atomic_store_n(&prog.stop, 1, __ATOMIC_RELEASE);
+    if (prog.wait)
+        fi_cq_signal(shmemi_fab.main.cq);
+    pthread_join(prog.thread, NULL);
+    prog.running = 0;
+}
+
+/* ----------------------------------------------------------- waiting */
+
+void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
+    if (fi_cntr_read(e->cntr) >= target)
+        return;
+    struct shmemi_spin s = {0};
+    double deadline = 0;
+    for (unsigned turn = 1;; turn++) {
+        shmemi_fab_progress(e);
+        if (fi_cntr_read(e->cntr) >= target)
+            return;
+        shmemi_fab_check(e, fn);
+        if ((turn & 255) == 0) {
+            double t = now_s();
+            if (!deadline)
+                deadline = t + shmemi_fab.timeout_s;
+            else if (t > deadline) {
+                if (pe >= 0)
+                    shmemi_fatal("%s: a transfer to PE %d did not complete within %g s on the "
+                                 "fabric (%s; SHMEM_OFI_TIMEOUT)",
+                                 fn, pe, shmemi_fab.timeout_s, shmemi_fab.prov);
+                shmemi_fatal("%s: transfers did not complete within %g s on the fabric (%s; "
+                             "SHMEM_OFI_TIMEOUT)",
+                             fn, shmemi_fab.timeout_s, shmemi_fab.prov);
+            }
+        }
+        shmemi_spin(&s);
+    }
+}
+
+void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
+    struct shmemi_spin s = {0};
+    double deadline = 0;
+    for (unsigned turn = 1;; turn++) {
+        /* Acquire: pairs with the release of complete(). */
+        if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
+            return;
+        shmemi_fab_progress(e);
+        if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
+            return;
+        shmemi_fab_check(e, fn);
+        if ((turn & 255) == 0) {
+            double t = now_s();
+            if (!deadline)
+                deadline = t + shmemi_fab.timeout_s;
+            else if (t > deadline)
+                shmemi_fatal("%s: a transfer to PE %d did not complete within %g s on the fabric "
+                             "(%s; SHMEM_OFI_TIMEOUT)",
+                             fn, q->pe, shmemi_fab.timeout_s, shmemi_fab.prov);
+        }
+        shmemi_spin(&s);
+    }
+}
+
+/* A readback quiet: a read from every PE written to since the last quiet
+ * (the provider places it after those writes: FI_ORDER_RAW), all posted,
+ * then waited for. */
+static void readback(struct fab_ep *e, const char *fn) {
+    struct fab_req q = {FAB_KIND_REQ, -1, 0};
+    uint64_t sink[1];
+    char *buf = (char *)sink;
+    void *desc = NULL;
+    if (shmemi_fab.mr_local) {
+        pthread_mutex_lock(&e->stage_lock);
+        buf = e->stage + 2 * FAB_STAGE_BYTES + 32;
+        desc = e->stage_desc;
+    }
+    for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
+        uint64_t bits = __atomic_exchange_n(&e->dirty[w], 0, __ATOMIC_ACQ_REL);
+        while (bits) {
+            int pe = w * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            const struct fab_peer *p = &shmemi_fab.peers[pe];
+            struct iovec iov = {buf, sizeof(uint64_t)};
+            struct fi_rma_iov riov = {p->raddr[SHMEMI_REGION_HEAP], sizeof(uint64_t),
+                                      p->key[SHMEMI_REGION_HEAP]};
+            struct fi_msg_rma m = {.msg_iov = &iov,
+                                   .desc = &desc,
+                                   .iov_count = 1,
+                                   .addr = p->addr,
+                                   .rma_iov = &riov,
+                                   .rma_iov_count = 1,
+                                   .context = &q};
+            __atomic_fetch_add(&q.pending, 1, __ATOMIC_RELAXED);
+            q.pe = pe;
+            FAB_POST(e, pe, "a quiet's read", fn, fi_readmsg(e->ep, &m, FI_COMPLETION));
+            __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+        }
+    }
+    shmemi_fab_wait_req(e, &q, fn);
+    if (shmemi_fab.mr_local)
+        pthread_mutex_unlock(&e->stage_lock);
+}
+
+void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
+    /* Acquire: pairs with the increments of the threads that posted. */
+    shmemi_fab_wait(e, __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE), -1, fn);
+    if (e->dirty)
+        readback(e, fn);
+    shmemi_fab_check(e, fn);
+}
+
+/* ---------------------------------------------------------- endpoints */
+
+static int stage_open(struct fab_ep *e) {
+    size_t bytes = 2 * FAB_STAGE_BYTES + 64;
+    if (posix_memalign((void **)&e->stage, 4096, bytes))
+        return -FI_ENOMEM;
+    memset(e->stage, 0, bytes);
+    static uint64_t next_key = 16;
+    uint64_t key = __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED);
+    int rc = fi_mr_reg(shmemi_fab.domain, e->stage, bytes, FI_READ | FI_WRITE | FI_SEND | FI_RECV,
+                       0, key, 0, &e->stage_mr, NULL);
+    if (rc)
+        return rc;
+    if (shmemi_fab.mr_endpoint) {
+        if ((rc = fi_mr_bind(e->stage_mr, &e->ep->fid, 0)) || (rc = fi_mr_enable(e->stage_mr)))
+            return rc;
+    }
+    e->stage_desc = fi_mr_desc(e->stage_mr);
+    return 0;
+}
+
+/* An endpoint bound to the AV, with its own counter and queue. The main one
+ * keeps the provider's source address (the one the peers get); the others
+ * take a fresh one. */
+static int ep_open(struct fab_ep *e, int main_ep) {
+    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+    struct fi_cq_attr qa = {.format = FI_CQ_FORMAT_MSG,
+                            .size = 1024,
+                            .wait_obj = main_ep ? FI_WAIT_UNSPEC : FI_WAIT_NONE};
+    struct fi_info *info = shmemi_fab.info;
+    int rc;
+    pthread_mutex_init(&e->stage_lock, NULL);
+    if ((rc = fi_cntr_open(shmemi_fab.domain, &ca, &e->cntr, NULL)))
+        return rc;
+    rc = fi_cq_open(shmemi_fab.domain, &qa, &e->cq, NULL);
+    if (rc && main_ep) {
+        qa.wait_obj = FI_WAIT_NONE; /* no wait object: the progress thread polls */
+        rc = fi_cq_open(shmemi_fab.domain, &qa, &e->cq, NULL);
+    }
+    if (rc)
+        return rc;
+    if (!main_ep) {
+        /* A source address of its own: none (the provider picks one, a free
+         * port), or for providers that name endpoints by strings (shm) the
+         * main one's with a suffix. */
+        if (!(info = fi_dupinfo(shmemi_fab.info)))
+            return -FI_ENOMEM;
+        char *name = NULL;
+        static unsigned serial;
+        if (info->addr_format == FI_ADDR_STR && info->src_addr &&
+            asprintf(&name, "%s_c%u", (const char *)info->src_addr,
+                     __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) < 0)
+            name = NULL;
+        free(info->src_addr);
+        info->src_addr = name;
+        info->src_addrlen = name ? strlen(name) + 1 : 0;
+    }
+    rc = fi_endpoint(shmemi_fab.domain, info, &e->ep, NULL);
+    if (!main_ep)
+        fi_freeinfo(info);
+    if (rc)
+        return rc;
+    if ((rc = fi_ep_bind(e->ep, &shmemi_fab.av->fid, 0)) ||
+        (rc = fi_ep_bind(e->ep, &e->cntr->fid, FI_WRITE | FI_READ)) ||
+        (rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) ||
+        (rc = fi_enable(e->ep)))
+        return rc;
+    if (!shmemi_fab.dc && !(e->dirty = calloc((size_t)(shmemi.n_pes + 63) / 64, sizeof(uint64_t))))
+        return -FI_ENOMEM;
+    if (shmemi_fab.mr_local || shmemi.dev_size)
+        return stage_open(e);
+    return 0;
+}
+
+static void ep_close(struct fab_ep *e) {
+    if (e->ep)
+        fi_close(&e->ep->fid);
+    if (e->stage_mr)
+        fi_close(&e->stage_mr->fid);
+    if (e->cq)
+        fi_close(&e->cq->fid);
+    if (e->cntr)
+        fi_close(&e->cntr->fid);
+    free(e->stage);
+    free(e->dirty);
+    pthread_mutex_destroy(&e->stage_lock);
+    memset(e, 0, sizeof(*e));
+}
+
+struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
+    if (c == &shmemi_ctx_default || shmemi_fab.mr_endpoint)
+        return &shmemi_fab.main;
+    struct fab_ep *e = __atomic_load_n((struct fab_ep **)&c->fabric, __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(e))
+        return e;
+    pthread_mutex_lock(&ep_lock);
+    e = c->fabric;
+    if (!e) {
+        e = calloc(1, sizeof(*e));
+        int rc = e ? ep_open(e, 0) : -FI_ENOMEM;
+        if (rc)
+            shmemi_fab_fail(rc, "opening a context's endpoint", -1, fn);
+        /* Release: the endpoint is set up before another thread uses it. */
+        __atomic_store_n((struct fab_ep **)&c->fabric, e, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&ep_lock);
+    return e;
+}
+
+void shmemi_fab_ctx_free(struct shmemi_ctx *c) {
+    struct fab_ep *e = c->fabric;
+    if (!e)
+        return;
+    ep_close(e);
+    free(e);
+    c->fabric = NULL;
+}
+
+/* -------------------------------------------------------- registration */
+
+int shmemi_fab_local(const void *buf, size_t n, void **desc) {
+    *desc = NULL;
+    uintptr_t a = (uintptr_t)buf;
+    for (int g = 0; g < SHMEMI_REGIONS; g++) {
+        uintptr_t lo = (uintptr_t)shmemi_fab.lbase[g];
+        if (shmemi_fab.lsize[g] && a - lo < shmemi_fab.lsize[g] &&
+            n <= shmemi_fab.lsize[g] - (a - lo)) {
+            if (!shmemi_fab.mr[g])
+                return -1; /* the device heap without FI_HMEM: staged */
+            *desc = shmemi_fab.desc[g];
+            return 0;
+        }
+    }
+    if (shmemi_on_device(buf))
+        return -1;
+    return shmemi_fab.mr_local ? -1 : 0;
+}
+
+static int mr_open(int g, char *base, size_t size, int device) {
+    shmemi_fab.lbase[g] = base;
+    shmemi_fab.lsize[g] = size;
+    if (!size)
+        return 0;
+    struct iovec iov = {base, size};
+    struct fi_mr_attr a = {
+        .mr_iov = &iov,
+        .iov_count = 1,
+        .access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE,
+        .requested_key = (uint64_t)g + 1,
+        .iface = FI_HMEM_SYSTEM,
+    };
+#if defined(SHMEM_GPU_CUDA)
+    if (device) {
+        a.iface = FI_HMEM_CUDA;
+        a.device.cuda = (int)(shmemi.cfg.DEVICE_ID >= 0 ? shmemi.cfg.DEVICE_ID : 0);
+    }
+#elif defined(SHMEM_GPU_HIP)
+    if (device) {
+        a.iface = FI_HMEM_ROCR;
+    }
+#else
+    (void)device;
+#endif
+    int rc = fi_mr_regattr(shmemi_fab.domain, &a, 0, &shmemi_fab.mr[g]);
+    if (rc)
+        return rc;
+    if (shmemi_fab.mr_endpoint) {
+        if ((rc = fi_mr_bind(shmemi_fab.mr[g], &shmemi_fab.main.ep->fid, 0)) ||
+            (rc = fi_mr_enable(shmemi_fab.mr[g])))
+            return rc;
+    }
+    shmemi_fab.desc[g] = fi_mr_desc(shmemi_fab.mr[g]);
+    return 0;
+}
+
+/* ------------------------------------------------------------- choice */
+
+/* Provider names as users write them: the core providers that need a
+ * utility provider for RDM endpoints get it. */
+static const char *prov_name(const char *want) {
+    if (!strcmp(want, "tcp"))
+        return "tcp;ofi_rxm";
+    if (!strcmp(want, "verbs"))
+        return "verbs;ofi_rxm";
+    if (!strcmp(want, "udp"))
+        return "udp;ofi_rxd";
+    return want;
+}
+
+static struct fi_info *hints_make(int hmem) {
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE |
+              FI_SEND | FI_RECV;
+    if (hmem)
+        h->caps |= FI_HMEM;
+    h->mode = 0;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->av_type = FI_AV_TABLE;
+    h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+    h->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    if (hmem)
+        h->domain_attr->mr_mode |= FI_MR_HMEM;
+    /* Complete means visible at the target: quiet is a counter. */
+    h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    if (shmemi.cfg.OFI_PROVIDER[0])
+        h->fabric_attr->prov_name = strdup(prov_name(shmemi.cfg.OFI_PROVIDER));
+    return h;
+}
+
+/* The first entry of the list (or the first of the domain asked for: utility
+ * providers such as ofi_rxm list every domain whatever the hint), copied. */
+static struct fi_info *pick(struct fi_info *h, const char *domain, int *rc) {
+    struct fi_info *list = NULL, *p, *out = NULL;
+    *rc = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, h, &list);
+    if (*rc)
+        return NULL;
+    for (p = list; domain[0] && p && strcmp(p->domain_attr->name, domain); p = p->next)
+        ;
+    if (!p)
+        *rc = -FI_ENODATA;
+    else if (!(out = fi_dupinfo(p)))
+        *rc = -FI_ENOMEM;
+    fi_freeinfo(list);
+    return out;
+}
+
+/* The provider libfabric ranks first (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN:
+ * the one asked for); GPU builds with a device heap prefer the same with
+ * FI_HMEM (SHMEM_OFI_HMEM=staged: never). Then, from that provider, writes
+ * and atomics placed in order (FI_ORDER_WAW: a signal needs no wait for its
+ * data) where it offers them. */
+static int choose(void) {
+    int rc = -FI_ENODATA;
+    int want_hmem = shmemi.dev_size && strcmp(shmemi.cfg.OFI_HMEM, "staged") != 0;
+    struct fi_info *got = NULL;
+    for (int hmem = want_hmem; hmem >= 0 && !got; hmem--) {
+        struct fi_info *h = hints_make(hmem);
+        if (!h)
+            return -FI_ENOMEM;
+        got = pick(h, shmemi.cfg.OFI_DOMAIN, &rc);
+        if (got) {
+            shmemi_fab.dev_hmem = hmem;
+            free(h->fabric_attr->prov_name);
+            h->fabric_attr->prov_name = strdup(got->fabric_attr->prov_name);
+            h->tx_attr->msg_order = h->rx_attr->msg_order = FI_ORDER_WAW;
+            int rc2;
+            struct fi_info *ordered = pick(h, got->domain_attr->name, &rc2);
+            if (ordered) {
+                fi_freeinfo(got);
+                got = ordered;
+            }
+        }
+        fi_freeinfo(h);
+    }
+    shmemi_fab.info = got;
+    return got ? 0 : rc;
+}
+
+/* ---------------------------------------------------------------- atomics */
+
+static const enum fi_op amo_fi_op[FAB_AMO_OPS] = {
+    [SHMEMI_AMO_FETCH] = FI_ATOMIC_READ,
+    [SHMEMI_AMO_SET] = FI_ATOMIC_WRITE,
+    [SHMEMI_AMO_SWAP] = FI_ATOMIC_WRITE,
+    [SHMEMI_AMO_CSWAP] = FI_CSWAP,
+    [SHMEMI_AMO_ADD] = FI_SUM,
+    [SHMEMI_AMO_AND] = FI_BAND,
+    [SHMEMI_AMO_OR] = FI_BOR,
+    [SHMEMI_AMO_XOR] = FI_BXOR,
+};
+
+enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op) { return amo_fi_op[op]; }
+
+/* Per operation and size: the provider's atomic where fi_query_atomic offers
+ * it in the form needed (fetching: FETCH, SWAP and the fetching forms of the
+ * others; CSWAP: compare), a compare-and-swap loop where only that is
+ * offered, messages otherwise (or when asked for). */
+static void amo_table(void) {
+    const char *mode = shmemi.cfg.OFI_ATOMICS;
+    for (int s = 0; s < 2; s++) {
+        enum fi_datatype dt = s ? FI_UINT64 : FI_UINT32;
+        struct fi_atomic_attr attr;
+        int cas = !fi_query_atomic(shmemi_fab.domain, dt, FI_CSWAP, &attr, FI_COMPARE_ATOMIC);
+        for (int op = 0; op < FAB_AMO_OPS; op++) {
+            uint64_t flags = op == SHMEMI_AMO_CSWAP ? FI_COMPARE_ATOMIC
+                             : op == SHMEMI_AMO_SET ? 0
+                                                    : FI_FETCH_ATOMIC;
+            int native = !fi_query_atomic(shmemi_fab.domain, dt, amo_fi_op[op], &attr, flags);
+            /* Non-fetching forms of the arithmetic ones are used too. */
+            if (native && op >= SHMEMI_AMO_ADD)
+                native = !fi_query_atomic(shmemi_fab.domain, dt, amo_fi_op[op], &attr, 0);
+            uint8_t how = native ? FAB_AMO_NATIVE : cas ? FAB_AMO_CAS : FAB_AMO_AM;
+            if (!strcmp(mode, "am"))
+                how = FAB_AMO_AM;
+            else if (!strcmp(mode, "cas") && cas && op != SHMEMI_AMO_FETCH &&
+                     op != SHMEMI_AMO_CSWAP)
+                how = FAB_AMO_CAS;
+            shmemi_fab.amo_how[op][s] = how;
+        }
+    }
+}
+
+/* ------------------------------------------------------------- open/close */
+
+static int fail_open(int rc, const char *what) {
+    shmemi_warn("fabric: %s failed (%s): %s", what, shmemi_fab.prov ? shmemi_fab.prov : "libfabric",
+                fi_strerror(-rc));
+    return -1;
+}
+
+static int atomics_index(void) {
+    const char *m = shmemi.cfg.OFI_ATOMICS;
+    return !strcmp(m, "am") ? 2 : !strcmp(m, "cas") ? 1 : 0;
+}
+
+int shmemi_fab_open(void) {
+    load();
+    int rc = choose();
+    if (rc) {
+        const char *p = shmemi.cfg.OFI_PROVIDER;
+        shmemi_fatal(
+            "PE %d needs the fabric (%s), and libfabric offers no provider%s%s%s%s%s "
+            "with RDM endpoints, RMA, atomics, messages and delivery completion: %s "
+            "(fi_info lists the providers; SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN choose)",
+            shmemi.my_pe, shmemi.cfg.FORCE_FABRIC ? "SHMEM_FORCE_FABRIC=1" : "PEs on other nodes",
+            p[0] ? " \"" : "", p[0] ? prov_name(p) : "", p[0] ? "\"" : "",
+            shmemi.cfg.OFI_DOMAIN[0] ? " in domain " : "", shmemi.cfg.OFI_DOMAIN, fi_strerror(-rc));
+    }
+    struct fi_info *info = shmemi_fab.info;
+    shmemi_fab.prov = info->fabric_attr->prov_name;
+    uint64_t mode = info->domain_attr->mr_mode;
+    shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;
+    shmemi_fab.mr_endpoint = !!(mode & FI_MR_ENDPOINT);
+    shmemi_fab.waw = !!(info->tx_attr->msg_order & FI_ORDER_WAW);
+    shmemi_fab.inject = info->tx_attr->inject_size;
+    shmemi_fab.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
+    if (shmemi_fab.max_msg > ((size_t)1 << 30))
+        shmemi_fab.max_msg = (size_t)1 << 30;
+    shmemi_fab.timeout_s = shmemi.cfg.OFI_TIMEOUT;
+    /* How quiet knows transfers are visible (see SHMEM_OFI_QUIET). */
+    const char *quiet = shmemi.cfg.OFI_QUIET;
+    int rb =
+        !strcmp(quiet, "readback") || (!strcmp(quiet, "auto") && !strcmp(shmemi_fab.prov, "shm"));
+    if (rb && !(info->tx_attr->msg_order & FI_ORDER_RAW))
+        shmemi_fatal("SHMEM_OFI_QUIET=readback: the provider %s does not place a read after "
+                     "earlier writes (FI_ORDER_RAW)",
+                     shmemi_fab.prov);
+    shmemi_fab.dc = rb ? 0 : FI_DELIVERY_COMPLETE;
+
+    if ((rc = fi_fabric(info->fabric_attr, &shmemi_fab.fabric, NULL)))
+        return fail_open(rc, "fi_fabric");
+    if ((rc = fi_domain(shmemi_fab.fabric, info, &shmemi_fab.domain, NULL)))
+        return fail_open(rc, "fi_domain");
+    struct fi_av_attr aa = {.type = FI_AV_TABLE, .count = (size_t)shmemi.n_pes};
+    if ((rc = fi_av_open(shmemi_fab.domain, &aa, &shmemi_fab.av, NULL)))
+        return fail_open(rc, "fi_av_open");
+    if ((rc = ep_open(&shmemi_fab.main, 1)))
+        return fail_open(rc, "opening the endpoint");
+    /* The host heap (user heap and the library's words), the data segment,
+     * and the device heap where the provider registers GPU memory. */
+    if ((rc = mr_open(SHMEMI_REGION_HEAP, shmemi.heap_base, shmemi.heap_size, 0)) ||
+        (rc = mr_open(SHMEMI_REGION_DATA, shmemi.data_base, shmemi.data_size, 0)))
+        return fail_open(rc, "registering symmetric memory");
+    if (shmemi.dev_size) {
+        if (shmemi_fab.dev_hmem &&
+            (rc = mr_open(SHMEMI_REGION_DEVICE, shmemi.dev_base, shmemi.dev_size, 1))) {
+            shmemi_debug("fabric: the device heap cannot be registered (%s): staged",
+                         fi_strerror(-rc));
+            shmemi_fab.dev_hmem = 0;
+            shmemi_fab.mr[SHMEMI_REGION_DEVICE] = NULL;
+        }
+        if (!shmemi_fab.dev_hmem) {
+            shmemi_fab.lbase[SHMEMI_REGION_DEVICE] = shmemi.dev_base;
+            shmemi_fab.lsize[SHMEMI_REGION_DEVICE] = shmemi.dev_size;
+        }
+    }
+    if ((rc = shmemi_fab_am_open()))
+        return fail_open(rc, "posting message buffers");
+    amo_table();
+
+    /* The exchange: names, keys, where each region starts. */
+    struct fab_card me = {0}, *cards = calloc((size_t)shmemi.n_pes, sizeof(*cards));
+    shmemi_fab.peers = calloc((size_t)shmemi.n_pes, sizeof(*shmemi_fab.peers));
+    if (!cards || !shmemi_fab.peers)
+        return -1;
+    snprintf(me.prov, sizeof(me.prov), "%s", shmemi_fab.prov);
+    size_t len = sizeof(me.name);
+    if ((rc = fi_getname(&shmemi_fab.main.ep->fid, me.name, &len)))
+        return fail_open(rc, "fi_getname");
+    me.name_len = len;
+    me.atomics = atomics_index();
+    for (int g = 0; g < SHMEMI_REGIONS; g++) {
+        if (shmemi_fab.mr[g]) {
+            me.key[g] = fi_mr_key(shmemi_fab.mr[g]);
+            me.raddr[g] = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)shmemi_fab.lbase[g] : 0;
+            me.reach[g] = 1;
+        } else if (shmemi_fab.lsize[g]) {
+            me.reach[g] = 2;
+        }
+    }
+    struct boot *b = shmemi.boot;
+    if (b->allgather(b, &me, cards, sizeof(me)))
+        shmemi_fatal("bootstrap allgather failed during init (fabric addresses)");
+    for (int pe = 0; pe < shmemi.n_pes; pe++) {
+        struct fab_card *c = &cards[pe];
+        if (strncmp(c->prov, me.prov, sizeof(me.prov)))
+            shmemi_fatal("PE %d uses the fabric provider \"%.48s\" and PE %d \"%s\": every PE "
+                         "needs the same (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN)",
+                         pe, c->prov, shmemi.my_pe, me.prov);
+        if (c->atomics != me.atomics)
+            shmemi_fatal("PE %d and PE %d differ in SHMEM_OFI_ATOMICS: every PE needs the same", pe,
+                         shmemi.my_pe);
+        if (fi_av_insert(shmemi_fab.av, c->name, 1, &shmemi_fab.peers[pe].addr, 0, NULL) != 1)
+            shmemi_fatal("fabric: cannot insert PE %d's address into the address vector (%s)", pe,
+                         shmemi_fab.prov);
+        for (int g = 0; g < SHMEMI_REGIONS; g++) {
+            shmemi_fab.peers[pe].raddr[g] = c->raddr[g];
+            shmemi_fab.peers[pe].key[g] = c->key[g];
+            shmemi_fab.peers[pe].reach[g] = c->reach[g];
+        }
+    }
+    free(cards);
+    shmemi_fab.open = 1;
+    progress_start();
+    shmemi_debug("fabric: %s, domain %s, mr_mode 0x%llx%s, inject %zu bytes, %s progress, "
+                 "%s quiet%s",
+                 shmemi_fab.prov, info->domain_attr->name, (unsigned long long)mode,
+                 shmemi.cfg.OFI_MR_LOCAL ? " (FI_MR_LOCAL asked for)" : "", shmemi_fab.inject,
+                 info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
+                 rb ? "readback" : "delivery", shmemi_fab.waw ? ", ordered writes" : "");
+    return 0;
+}
+
+void shmemi_fab_close(void) {
+    if (!shmemi_fab.open)
+        return;
+    progress_stop();
+    shmemi_fab_am_close();
+    ep_close(&shmemi_fab.main);
+    for (int g = 0; g < SHMEMI_REGIONS; g++)
+        if (shmemi_fab.mr[g])
+            fi_close(&shmemi_fab.mr[g]->fid);
+    if (shmemi_fab.av)
+        fi_close(&shmemi_fab.av->fid);
+    if (shmemi_fab.domain)
+        fi_close(&shmemi_fab.domain->fid);
+    if (shmemi_fab.fabric)
+        fi_close(&shmemi_fab.fabric->fid);
+    free(shmemi_fab.peers);
+    fi_freeinfo(shmemi_fab.info);
+    memset(&shmemi_fab, 0, sizeof(shmemi_fab));
+}

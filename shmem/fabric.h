@@ -1,0 +1,188 @@
+/* The fabric: libfabric for the PEs this process does not map (PEs of other
+ * nodes, or every other PE with SHMEM_FORCE_FABRIC). Shared by its three
+ * files:
+ *   fabric.c       provider choice, endpoints, memory registration, the
+ *                  exchange of addresses and keys, completion, progress
+ *   path_fabric.c  the row of the path table (RMA, AMOs, signals, quiet)
+ *   fabric_am.c    messages the target PE carries out: AMOs a provider does
+ *                  not offer (SHMEM_OFI_ATOMICS=am) and the device heap of a
+ *                  GPU build where the provider cannot register GPU memory
+ *
+ * One RDM endpoint per PE (the main one: the target of every peer's
+ * transfers, the initiator of the default context's) and one more per
+ * context that initiates fabric transfers (its own completion counter, so
+ * that its quiet waits for its own transfers only). Every transfer counts
+ * in its endpoint's counter once complete; transfers are posted with
+ * FI_DELIVERY_COMPLETE, so complete means visible at the target, and quiet
+ * is "the counter reached the number posted". */
+#ifndef SHMEMI_FABRIC_H
+#define SHMEMI_FABRIC_H
+
+#include "shmem/shmemi.h"
+
+#include <pthread.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+/* libfabric is loaded at run time (dlopen), by the first job that needs it:
+ * a program on one node never loads it (nor the libraries it pulls in, some
+ * of which install signal handlers when loaded), and the library runs where
+ * libfabric is not installed. The few functions it exports are called
+ * through this table; everything else in its API is inline and calls
+ * through the objects' own operations. */
+struct shmemi_fi_lib {
+    int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+    void (*freeinfo)(struct fi_info *info);
+    struct fi_info *(*dupinfo)(const struct fi_info *info);
+    int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+    const char *(*strerror)(int errnum);
+};
+extern struct shmemi_fi_lib shmemi_fi;
+#undef fi_allocinfo
+#define fi_getinfo (*shmemi_fi.getinfo)
+#define fi_freeinfo (*shmemi_fi.freeinfo)
+#define fi_dupinfo (*shmemi_fi.dupinfo)
+#define fi_allocinfo() (*shmemi_fi.dupinfo)(NULL)
+#define fi_fabric (*shmemi_fi.fabric)
+#define fi_strerror (*shmemi_fi.strerror)
+
+/* One half of an endpoint's bounce buffer: local buffers the provider cannot
+ * take (unregistered memory with FI_MR_LOCAL, the device heap without
+ * FI_HMEM) go through it, one half filling while the other is on the wire. */
+#define FAB_STAGE_BYTES ((size_t)64 << 10)
+
+struct fab_ep {
+    struct fid_ep *ep;
+    struct fid_cntr *cntr; /* completions of FI_WRITE | FI_READ transfers */
+    struct fid_cq *cq;     /* errors (selective completion); messages on the main one */
+    uint64_t issued;       /* transfers posted that count in cntr (atomic) */
+    uint64_t *dirty;       /* readback quiet: PEs written to since the last quiet (bits) */
+    uint64_t errors;       /* cntr's error count already reported (atomic) */
+    pthread_mutex_t stage_lock;
+    char *stage; /* 2 * FAB_STAGE_BYTES + 64 registered bytes, or NULL */
+    struct fid_mr *stage_mr;
+    void *stage_desc;
+};
+
+/* How an AMO (operation, size) reaches a peer. */
+enum fab_amo_how { FAB_AMO_NATIVE, FAB_AMO_CAS, FAB_AMO_AM };
+#define FAB_AMO_OPS (SHMEMI_AMO_XOR + 1)
+
+struct fab_peer {
+    fi_addr_t addr;
+    uint64_t raddr[SHMEMI_REGIONS]; /* remote address of offset 0 of each region */
+    uint64_t key[SHMEMI_REGIONS];
+    int reach[SHMEMI_REGIONS]; /* 1: by RMA; 2: by messages (device heap, staged) */
+};
+
+struct fab {
+    int open;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fab_ep main;
+    struct fid_mr *mr[SHMEMI_REGIONS];
+    void *desc[SHMEMI_REGIONS];
+    char *lbase[SHMEMI_REGIONS];
+    size_t lsize[SHMEMI_REGIONS];
+    struct fab_peer *peers;
+    int mr_local;    /* local buffers need a registration (FI_MR_LOCAL, or asked for) */
+    int mr_endpoint; /* registrations bind to an endpoint: contexts share the main one */
+    int waw;         /* writes and atomics land in the order posted (FI_ORDER_WAW) */
+    uint64_t dc;     /* FI_DELIVERY_COMPLETE, or 0 with a readback quiet */
+    int dev_hmem;    /* the device heap is registered (FI_HMEM) */
+    size_t inject;   /* largest inject */
+    size_t max_msg;  /* largest single transfer */
+    uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
+    double timeout_s;
+    const char *prov; /* the provider's name */
+};
+
+extern struct fab shmemi_fab;
+
+/* fabric.c */
+int shmemi_fab_open(void);
+void shmemi_fab_close(void);
+/* The endpoint of context c (made on first use). */
+struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn);
+void shmemi_fab_ctx_free(struct shmemi_ctx *c);
+/* Run the provider's progress on e (and on the main endpoint: messages). */
+void shmemi_fab_progress(struct fab_ep *e);
+/* Wait until e's counter reaches target (transfers to pe, or -1). */
+void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn);
+/* Everything posted on e so far, complete. */
+void shmemi_fab_quiet(struct fab_ep *e, const char *fn);
+/* A posting call failed with rc (not -FI_EAGAIN): ends the job. */
+void shmemi_fab_fail(int rc, const char *what, int pe, const char *fn) __attribute__((noreturn));
+/* Report a failed transfer of e, if any (ends the job). */
+void shmemi_fab_check(struct fab_ep *e, const char *fn);
+/* The descriptor of a local buffer: 0 with *desc set (NULL where the
+ * provider needs none), or -1 when it must go through the bounce buffer. */
+int shmemi_fab_local(const void *buf, size_t n, void **desc);
+/* A write or atomic to pe was posted on e: a readback quiet reads from pe. */
+static inline void shmemi_fab_dirty(struct fab_ep *e, int pe) {
+    if (e->dirty) {
+        uint64_t bit = (uint64_t)1 << (pe % 64);
+        if (!(__atomic_load_n(&e->dirty[pe / 64], __ATOMIC_RELAXED) & bit))
+            __atomic_fetch_or(&e->dirty[pe / 64], bit, __ATOMIC_RELEASE);
+    }
+}
+/* The remote address of a route of the fabric row. */
+static inline uint64_t shmemi_fab_raddr(const struct shmemi_route *r) {
+    return shmemi_fab.peers[r->pe].raddr[r->region] + r->off;
+}
+/* The context of a transfer that completes only in its endpoint's counter:
+ * its PE, for error messages (a value below any pointer). */
+#define FAB_CTX(pe) ((void *)(uintptr_t)((pe) + 1))
+#define FAB_CTX_MAX ((uintptr_t)4096)
+
+/* Every other context is one of these, told apart by their first word. */
+enum { FAB_KIND_REQ = 0x52455131, FAB_KIND_AM_RECV, FAB_KIND_AM_SEND };
+
+/* A transfer (or `pending` of them) a thread waits for: posted with
+ * FI_COMPLETION, counted down by whoever reads the completion. */
+struct fab_req {
+    uint32_t kind; /* FAB_KIND_REQ */
+    int pe;
+    int pending; /* atomic */
+};
+void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn);
+enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
+
+/* Post with `call` (an expression that may use nothing but its arguments),
+ * retrying while the provider is out of resources. */
+#define FAB_POST(e, pe, what, fn, call)                                                            \
+    do {                                                                                           \
+        ssize_t rc_;                                                                               \
+        struct shmemi_spin sp_ = {0};                                                              \
+        while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
+            shmemi_fab_progress(e);                                                                \
+            shmemi_spin(&sp_);                                                                     \
+        }                                                                                          \
+        if (rc_)                                                                                   \
+            shmemi_fab_fail((int)rc_, what, pe, fn);                                               \
+    } while (0)
+
+/* fabric_am.c: messages between the main endpoints. */
+int shmemi_fab_am_open(void);
+void shmemi_fab_am_close(void);
+/* Handle a completion of the main endpoint's queue (a message or a reply). */
+void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e);
+/* Carry out and answer the messages that came (after reading the queue). */
+void shmemi_fab_am_progress(void);
+/* An AMO carried out by the target: the old value into *old (may be NULL). */
+void shmemi_fab_am_amo(const struct shmemi_route *r, enum shmemi_amo_op op, size_t size,
+                       uint64_t value, uint64_t cond, uint64_t *old, const char *fn);
+/* n bytes between local memory and a region reached by messages (the device
+ * heap of a GPU build staged through the target's host memory). */
+void shmemi_fab_am_put(const struct shmemi_route *r, const void *src, size_t n, const char *fn);
+void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const char *fn);
+
+#endif

@@ -1,0 +1,391 @@
+/* Messages the target PE carries out (shmem/fabric.h): AMOs where the
+ * provider has no atomic for them (or SHMEM_OFI_ATOMICS=am), and the device
+ * heap of a GPU build where the provider cannot register GPU memory (no
+ * FI_HMEM, or SHMEM_OFI_HMEM=staged): the bytes travel in messages between
+ * registered host buffers and the target copies them to or from its GPU.
+ *
+ * Each PE's main endpoint keeps AM_RECVS receive buffers posted. A request
+ * (AMO, PUT with its payload, GET) goes from the initiator's main endpoint to
+ * the target's; whichever thread of the target reads it from the completion
+ * queue (its progress thread, or a thread waiting in the library) queues it,
+ * and once out of the queue-reading loop, with the queue's lock held, carries
+ * it out (a CPU atomic on host memory, the GPU runtime for the device heap)
+ * and sends the reply (the old value, or the data of a GET) from one of
+ * AM_SLOTS reply buffers. A request waits in that queue until a reply buffer
+ * is free and the send is accepted, and it is carried out exactly once.
+ * Requests of one initiator run in the order sent (the providers keep
+ * messages in order: FI_ORDER_SAS).
+ *
+ * The initiator waits for its reply (and for its own send to complete):
+ * every message operation is blocking. PUT and GET move AM_PAYLOAD bytes per
+ * message, two messages in flight (one is copied while the other travels). */
+#include "shmem/fabric.h"
+
+#include "shmem/path_direct.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+#include "device/gpu.h"
+#endif
+
+#define AM_BYTES ((size_t)64 << 10)
+#define AM_RECVS 16
+#define AM_SLOTS 8
+
+enum { AM_AMO = 1, AM_PUT, AM_GET, AM_REPLY };
+
+struct am_msg {
+    uint32_t type;
+    int32_t src;  /* the sending PE */
+    uint64_t req; /* the initiator's request, echoed by the reply */
+    uint32_t region, op;
+    uint64_t off; /* in the region; a reply to a GET: where its bytes go in the request */
+    uint64_t len; /* PUT: payload bytes; GET: bytes asked; AMO: the word's size */
+    uint64_t value, cond;
+};
+#define AM_PAYLOAD (AM_BYTES - sizeof(struct am_msg))
+
+/* A receive buffer, or a reply slot (kind says which). */
+struct am_buf {
+    uint32_t kind;       /* FAB_KIND_AM_RECV or FAB_KIND_AM_SEND */
+    int busy;            /* reply slot: in use */
+    int done;            /* request: carried out, reply built (sent or to send) */
+    struct am_buf *next; /* pending requests */
+    struct am_buf *slot; /* request: its reply slot once carried out */
+    size_t reply_len;
+    char *data; /* AM_BYTES */
+};
+
+/* An initiator's request: waits for its reply and for its own sends. */
+struct am_req {
+    struct fab_req q; /* pending: sends not complete + replies not in */
+    uint64_t value;   /* AMO: the old value */
+    char *dst;        /* GET: where the data goes */
+    uint64_t off0;    /* GET: the region offset of dst[0] */
+    const char *fn;
+};
+
+/* A send buffer of the initiator: reused once its send completed. */
+struct am_send {
+    uint32_t kind; /* FAB_KIND_AM_SEND */
+    int busy;
+    int done;
+    struct am_buf *unused;
+    struct am_req *req;
+    char *data;
+};
+
+static struct {
+    int open;
+    char *mem; /* every buffer: AM_RECVS + AM_SLOTS + 2 * AM_SLOTS of AM_BYTES */
+    struct fid_mr *mr;
+    void *desc;
+    struct am_buf recv[AM_RECVS], slot[AM_SLOTS];
+    struct am_send send[2 * AM_SLOTS];
+    pthread_mutex_t lock; /* the pending queue and the reply slots */
+    pthread_mutex_t send_lock;
+    struct am_buf *head, *tail; /* requests to carry out or answer */
+} am = {.lock = PTHREAD_MUTEX_INITIALIZER, .send_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *const am_fn = "the fabric's message service";
+
+static int repost(struct am_buf *b) {
+    struct iovec iov = {b->data, AM_BYTES};
+    struct fi_msg m = {
+        .msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = b};
+    ssize_t rc;
+    while ((rc = fi_recvmsg(shmemi_fab.main.ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
+        fi_cntr_read(shmemi_fab.main.cntr); /* progress without reading the queue */
+    return (int)rc;
+}
+
+int shmemi_fab_am_open(void) {
+    size_t n = AM_RECVS + AM_SLOTS + 2 * AM_SLOTS;
+    if (posix_memalign((void **)&am.mem, 4096, n * AM_BYTES))
+        return -FI_ENOMEM;
+    memset(am.mem, 0, n * AM_BYTES);
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+    /* Pinned for the GPU: the device heap's bytes are copied through these. */
+    if (shmemi.dev_size &&
+        hipHostRegister(am.mem, n * AM_BYTES, hipHostRegisterPortable) != hipSuccess) {
+        (void)hipGetLastError();
+        shmemi_debug("fabric: message buffers not pinned for the GPU (slower staged copies)");
+    }
+#endif
+    int rc = fi_mr_reg(shmemi_fab.domain, am.mem, n * AM_BYTES, FI_SEND | FI_RECV, 0, 8, 0, &am.mr,
+                       NULL);
+    if (rc)
+        return rc;
+    if (shmemi_fab.mr_endpoint &&
+        ((rc = fi_mr_bind(am.mr, &shmemi_fab.main.ep->fid, 0)) || (rc = fi_mr_enable(am.mr))))
+        return rc;
+    am.desc = fi_mr_desc(am.mr);
+    char *p = am.mem;
+    for (int i = 0; i < AM_RECVS; i++, p += AM_BYTES) {
+        am.recv[i] = (struct am_buf){.kind = FAB_KIND_AM_RECV, .data = p};
+        if ((rc = repost(&am.recv[i])))
+            return rc;
+    }
+    for (int i = 0; i < AM_SLOTS; i++, p += AM_BYTES)
+        am.slot[i] = (struct am_buf){.kind = FAB_KIND_AM_SEND, .data = p};
+    for (int i = 0; i < 2 * AM_SLOTS; i++, p += AM_BYTES)
+        am.send[i] = (struct am_send){.kind = FAB_KIND_AM_SEND, .data = p};
+    am.open = 1;
+    return 0;
+}
+
+void shmemi_fab_am_close(void) {
+    if (!am.open)
+        return;
+    /* The endpoint is closed after this: its receives with it. */
+    if (am.mr)
+        fi_close(&am.mr->fid);
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+    if (shmemi.dev_size)
+        (void)hipHostUnregister(am.mem);
+#endif
+    free(am.mem);
+    am.mem = NULL;
+    am.mr = NULL;
+    am.head = am.tail = NULL;
+    am.open = 0;
+}
+
+/* ------------------------------------------------------------ the target */
+
+/* This PE's memory that a request names: region + off, len bytes. */
+static char *local(const struct am_msg *m, size_t len) {
+    int g = (int)m->region;
+    if (g < 0 || g >= SHMEMI_REGIONS || !shmemi_fab.lsize[g] || m->off > shmemi_fab.lsize[g] ||
+        len > shmemi_fab.lsize[g] - m->off)
+        shmemi_fatal("%s: PE %d named %zu bytes at offset %llu of region %d, outside this PE's "
+                     "memory",
+                     am_fn, m->src, len, (unsigned long long)m->off, g);
+    return shmemi_fab.lbase[g] + m->off;
+}
+
+/* Carry out request b into reply slot s (the reply's header and data). */
+static void execute(struct am_buf *b, struct am_buf *s) {
+    const struct am_msg *m = (const struct am_msg *)b->data;
+    struct am_msg *r = (struct am_msg *)s->data;
+    *r = (struct am_msg){.type = AM_REPLY, .src = shmemi.my_pe, .req = m->req};
+    s->reply_len = sizeof(*r);
+    switch (m->type) {
+    case AM_PUT:
+        if (m->len > AM_PAYLOAD)
+            shmemi_fatal("%s: PE %d sent a put of %llu bytes", am_fn, m->src,
+                         (unsigned long long)m->len);
+        shmemi_local_copy(local(m, m->len), m + 1, m->len, am_fn);
+        break;
+    case AM_GET: {
+        size_t n = m->len < AM_PAYLOAD ? m->len : AM_PAYLOAD;
+        shmemi_local_copy(r + 1, local(m, n), n, am_fn);
+        r->off = m->off;
+        r->len = n;
+        s->reply_len += n;
+        break;
+    }
+    case AM_AMO: {
+        size_t size = m->len == 4 ? 4 : 8;
+        char *w = local(m, size);
+        uint64_t old = 0;
+        if (shmemi_on_device(w)) {
+            shmemi.dev->amo(w, (enum shmemi_amo_op)m->op, size, m->value, m->cond, &old, 0, am_fn);
+        } else {
+            struct shmemi_route x = {.addr = w, .pe = shmemi.my_pe, .region = (int)m->region};
+            shmemi_direct_amo(NULL, &x, (enum shmemi_amo_op)m->op, size, m->value, m->cond, &old,
+                              am_fn);
+        }
+        r->value = old;
+        break;
+    }
+    default: shmemi_fatal("%s: PE %d sent a message of unknown type %u", am_fn, m->src, m->type);
+    }
+}
+
+static struct am_buf *free_slot(void) {
+    for (int i = 0; i < AM_SLOTS; i++)
+        if (!am.slot[i].busy) {
+            am.slot[i].busy = 1;
+            return &am.slot[i];
+        }
+    return NULL;
+}
+
+/* Carry out and answer the pending requests, in order, while reply slots and
+ * the provider take them. Under am.lock. */
+static void flush(void) {
+    while (am.head) {
+        struct am_buf *b = am.head;
+        if (!b->done) {
+            if (!(b->slot = free_slot()))
+                return;
+            execute(b, b->slot);
+            b->done = 1;
+        }
+        const struct am_msg *m = (const struct am_msg *)b->data;
+        struct iovec iov = {b->slot->data, b->slot->reply_len};
+        struct fi_msg msg = {.msg_iov = &iov,
+                             .desc = &am.desc,
+                             .iov_count = 1,
+                             .addr = shmemi_fab.peers[m->src].addr,
+                             .context = b->slot};
+        ssize_t rc = fi_sendmsg(shmemi_fab.main.ep, &msg, FI_COMPLETION);
+        if (rc == -FI_EAGAIN)
+            return; /* answered at the next progress */
+        if (rc)
+            shmemi_fab_fail((int)rc, "a reply", m->src, am_fn);
+        am.head = b->next;
+        if (!am.head)
+            am.tail = NULL;
+        b->done = 0;
+        b->slot = NULL;
+        if ((rc = repost(b)))
+            shmemi_fab_fail((int)rc, "posting a receive", -1, am_fn);
+    }
+}
+
+/* ------------------------------------------------------------ completions */
+
+static void reply_in(struct am_buf *b) {
+    const struct am_msg *m = (const struct am_msg *)b->data;
+    struct am_req *q = (struct am_req *)(uintptr_t)m->req;
+    q->value = m->value;
+    if (q->dst && m->len)
+        shmemi_local_copy(q->dst + (m->off - q->off0), m + 1, m->len, q->fn);
+    /* Release: the value and the data are visible to the waiter. */
+    __atomic_fetch_sub(&q->q.pending, 1, __ATOMIC_RELEASE);
+    int rc = repost(b);
+    if (rc)
+        shmemi_fab_fail(rc, "posting a receive", -1, am_fn);
+}
+
+void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
+    uint32_t kind = *(const uint32_t *)e->op_context;
+    if (kind == FAB_KIND_AM_SEND) {
+        /* A reply slot, or an initiator's send buffer, is free again. */
+        struct am_send *s = e->op_context;
+        if (s >= am.send && s < am.send + 2 * AM_SLOTS) {
+            struct am_req *q = s->req;
+            __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+            __atomic_fetch_sub(&q->q.pending, 1, __ATOMIC_RELEASE);
+        } else {
+            __atomic_store_n(&((struct am_buf *)e->op_context)->busy, 0, __ATOMIC_RELEASE);
+        }
+    } else if (kind == FAB_KIND_AM_RECV) {
+        struct am_buf *b = e->op_context;
+        if (((const struct am_msg *)b->data)->type == AM_REPLY) {
+            reply_in(b);
+            return;
+        }
+        pthread_mutex_lock(&am.lock);
+        b->next = NULL;
+        if (am.tail)
+            am.tail->next = b;
+        else
+            am.head = b;
+        am.tail = b;
+        pthread_mutex_unlock(&am.lock);
+    }
+}
+
+/* Called by every progress call of the main endpoint, out of the loop that
+ * reads its queue: carry out what came. */
+void shmemi_fab_am_progress(void) {
+    if (!am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED))
+        return;
+    if (pthread_mutex_trylock(&am.lock))
+        return; /* another thread is at it */
+    flush();
+    pthread_mutex_unlock(&am.lock);
+}
+
+/* ------------------------------------------------------------ the initiator */
+
+static struct am_send *send_buf(void) {
+    for (;;) {
+        pthread_mutex_lock(&am.send_lock);
+        for (int i = 0; i < 2 * AM_SLOTS; i++)
+            if (!am.send[i].busy) {
+                am.send[i].busy = 1;
+                pthread_mutex_unlock(&am.send_lock);
+                return &am.send[i];
+            }
+        pthread_mutex_unlock(&am.send_lock);
+        shmemi_fab_progress(&shmemi_fab.main);
+    }
+}
+
+/* Send m (and `len` payload bytes already after it in s) to pe for q. */
+static void send_req(struct am_send *s, struct am_req *q, int pe, size_t len) {
+    s->req = q;
+    __atomic_fetch_add(&q->q.pending, 2, __ATOMIC_RELAXED); /* the send and the reply */
+    struct iovec iov = {s->data, sizeof(struct am_msg) + len};
+    struct fi_msg m = {.msg_iov = &iov,
+                       .desc = &am.desc,
+                       .iov_count = 1,
+                       .addr = shmemi_fab.peers[pe].addr,
+                       .context = s};
+    FAB_POST(&shmemi_fab.main, pe, "a message", q->fn,
+             fi_sendmsg(shmemi_fab.main.ep, &m, FI_COMPLETION));
+}
+
+static struct am_msg *header(struct am_send *s, const struct shmemi_route *r, uint32_t type,
+                             struct am_req *q) {
+    struct am_msg *m = (struct am_msg *)s->data;
+    *m = (struct am_msg){.type = type,
+                         .src = shmemi.my_pe,
+                         .req = (uint64_t)(uintptr_t)q,
+                         .region = (uint32_t)r->region,
+                         .off = r->off};
+    return m;
+}
+
+void shmemi_fab_am_amo(const struct shmemi_route *r, enum shmemi_amo_op op, size_t size,
+                       uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
+    struct am_req q = {{FAB_KIND_REQ, r->pe, 0}, 0, NULL, 0, fn};
+    struct am_send *s = send_buf();
+    struct am_msg *m = header(s, r, AM_AMO, &q);
+    m->op = (uint32_t)op;
+    m->len = size;
+    m->value = value;
+    m->cond = cond;
+    send_req(s, &q, r->pe, 0);
+    shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
+    if (old)
+        *old = size == 4 ? (uint32_t)q.value : q.value;
+}
+
+void shmemi_fab_am_put(const struct shmemi_route *r, const void *src, size_t n, const char *fn) {
+    struct am_req q = {{FAB_KIND_REQ, r->pe, 0}, 0, NULL, 0, fn};
+    for (size_t done = 0; done < n; done += AM_PAYLOAD) {
+        size_t k = n - done < AM_PAYLOAD ? n - done : AM_PAYLOAD;
+        /* Two in flight: wait until at most one (its send and reply) is. */
+        while (__atomic_load_n(&q.q.pending, __ATOMIC_ACQUIRE) > 2)
+            shmemi_fab_progress(&shmemi_fab.main);
+        struct am_send *s = send_buf();
+        struct am_msg *m = header(s, r, AM_PUT, &q);
+        m->off += done;
+        m->len = k;
+        shmemi_local_copy(m + 1, (const char *)src + done, k, fn);
+        send_req(s, &q, r->pe, k);
+    }
+    shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
+}
+
+void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const char *fn) {
+    struct am_req q = {{FAB_KIND_REQ, r->pe, 0}, 0, dst, r->off, fn};
+    for (size_t done = 0; done < n; done += AM_PAYLOAD) {
+        size_t k = n - done < AM_PAYLOAD ? n - done : AM_PAYLOAD;
+        while (__atomic_load_n(&q.q.pending, __ATOMIC_ACQUIRE) > 2)
+            shmemi_fab_progress(&shmemi_fab.main);
+        struct am_send *s = send_buf();
+        struct am_msg *m = header(s, r, AM_GET, &q);
+        m->off += done;
+        m->len = k;
+        send_req(s, &q, r->pe, 0);
+    }
+    shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
+}

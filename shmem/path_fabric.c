@@ -1,0 +1,550 @@
+/* The fabric row of the path table: PEs this process does not map (PEs of
+ * other nodes; every other PE with SHMEM_FORCE_FABRIC), reached through
+ * libfabric (shmem/fabric.h; setup and completion in shmem/fabric.c).
+ *
+ * A route of the row is (world PE, region, offset): the remote address is
+ * the peer's base of the region (or 0 without FI_MR_VIRT_ADDR) plus the
+ * offset, with the peer's key of the region.
+ *
+ *   put   up to the inject size: FI_INJECT (the source is free at once);
+ *         above it, blocking puts wait for their own completion (FI_COMPLETION:
+ *         other threads' transfers on the endpoint do not count), _nbi ones
+ *         complete at quiet
+ *   get   the same, without inject
+ *   AMO   the provider's atomic where it has the type and operation natively
+ *         (fi_query_atomic), else a compare-and-swap loop, else a message the
+ *         target carries out (fabric_am.c); fetching ones wait for their
+ *         completion, the others complete at quiet
+ *   signal  an atomic write or add of the 64-bit word, after the data: the
+ *         provider keeps writes in order (FI_ORDER_WAW), or the data's
+ *         completion is waited for first
+ *   quiet the endpoint's counter reaches the number of transfers posted;
+ *         every transfer is FI_DELIVERY_COMPLETE, so they are visible at
+ *         their targets (or, SHMEM_OFI_QUIET=readback, a read from every PE
+ *         written to since the last quiet comes back after those writes)
+ *   fence a quiet: AMOs of every PE go through the fabric while puts to the
+ *         PEs of this node do not, and a fence orders both
+ *
+ * Local buffers the provider cannot take (unregistered memory where the
+ * provider has FI_MR_LOCAL; this PE's device heap without FI_HMEM) go
+ * through the endpoint's bounce buffer, two halves in turn: one is copied
+ * while the other is on the wire. A peer's region that the provider cannot
+ * reach (its device heap, staged) is reached by messages (fabric_am.c). */
+#include "shmem/fabric.h"
+
+#include "sdma/sdma.h"
+#include "sdma/packets.h"
+
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The copy engine's own context (its window, at the end of this file). */
+static struct shmemi_ctx engine_ctx = {0, &shmemi_team_world, NULL, NULL};
+
+/* ----------------------------------------------------------- posting */
+
+/* One RMA transfer between local [buf, buf + n) (descriptor desc) and the
+ * remote address ra of r's PE: posted with flags, counted in e. */
+static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, void *buf, size_t n,
+                void *desc, uint64_t flags, void *ctx, int write, const char *fn) {
+    const struct fab_peer *p = &shmemi_fab.peers[r->pe];
+    struct iovec iov = {buf, n};
+    struct fi_rma_iov riov = {ra, n, p->key[r->region]};
+    struct fi_msg_rma m = {.msg_iov = &iov,
+                           .desc = &desc,
+                           .iov_count = 1,
+                           .addr = p->addr,
+                           .rma_iov = &riov,
+                           .rma_iov_count = 1,
+                           .context = ctx};
+    if (write) {
+        FAB_POST(e, r->pe, "a put", fn, fi_writemsg(e->ep, &m, flags | shmemi_fab.dc));
+        shmemi_fab_dirty(e, r->pe);
+    } else
+        FAB_POST(e, r->pe, "a get", fn, fi_readmsg(e->ep, &m, flags));
+    /* Release: a quiet that reads the count (acquire) waits for this one. */
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+}
+
+/* n bytes in pieces of at most max_msg: blocking ones wait for their own
+ * completions; nbi ones complete at quiet. */
+static void rma_all(struct fab_ep *e, const struct shmemi_route *r, char *buf, size_t n, void *desc,
+                    int nbi, int write, const char *fn) {
+    size_t max = shmemi_fab.max_msg, pieces = (n + max - 1) / max;
+    struct fab_req q = {FAB_KIND_REQ, r->pe, (int)pieces};
+    uint64_t ra = shmemi_fab_raddr(r);
+    for (size_t done = 0; done < n; done += max) {
+        size_t k = n - done < max ? n - done : max;
+        if (nbi)
+            rma(e, r, ra + done, buf + done, k, desc, 0, FAB_CTX(r->pe), write, fn);
+        else
+            rma(e, r, ra + done, buf + done, k, desc, FI_COMPLETION, &q, write, fn);
+    }
+    if (!nbi)
+        shmemi_fab_wait_req(e, &q, fn);
+}
+
+/* Through the bounce buffer: half h carries piece k while the other half is
+ * filled (a put) or emptied (a get). Blocking. */
+static void staged(struct fab_ep *e, const struct shmemi_route *r, char *local, size_t n, int write,
+                   const char *fn) {
+    const size_t half = FAB_STAGE_BYTES;
+    uint64_t ra = shmemi_fab_raddr(r);
+    struct fab_req q[2] = {{FAB_KIND_REQ, r->pe, 0}, {FAB_KIND_REQ, r->pe, 0}};
+    pthread_mutex_lock(&e->stage_lock);
+    if (write) {
+        for (size_t off = 0, k = 0; off < n; off += half, k++) {
+            size_t len = n - off < half ? n - off : half;
+            char *h = e->stage + (k & 1) * half;
+            shmemi_fab_wait_req(e, &q[k & 1], fn); /* this half's last piece is out */
+            shmemi_local_copy(h, local + off, len, fn);
+            q[k & 1].pending = 1;
+            rma(e, r, ra + off, h, len, e->stage_desc, FI_COMPLETION, &q[k & 1], 1, fn);
+        }
+    } else if (n) {
+        size_t pieces = (n + half - 1) / half;
+        /* One piece ahead: piece k + 1 is on the wire while piece k is copied out. */
+        q[0].pending = 1;
+        rma(e, r, ra, e->stage, n < half ? n : half, e->stage_desc, FI_COMPLETION, &q[0], 0, fn);
+        for (size_t k = 0; k < pieces; k++) {
+            size_t off = k * half, len = n - off < half ? n - off : half;
+            if (k + 1 < pieces) {
+                size_t noff = off + half, nlen = n - noff < half ? n - noff : half;
+                q[(k + 1) & 1].pending = 1;
+                rma(e, r, ra + noff, e->stage + ((k + 1) & 1) * half, nlen, e->stage_desc,
+                    FI_COMPLETION, &q[(k + 1) & 1], 0, fn);
+            }
+            shmemi_fab_wait_req(e, &q[k & 1], fn);
+            shmemi_local_copy(local + off, e->stage + (k & 1) * half, len, fn);
+        }
+    }
+    shmemi_fab_wait_req(e, &q[0], fn);
+    shmemi_fab_wait_req(e, &q[1], fn);
+    pthread_mutex_unlock(&e->stage_lock);
+}
+
+/* --------------------------------------------------------------- RMA */
+
+static int by_messages(const struct shmemi_route *r) {
+    return shmemi_fab.peers[r->pe].reach[r->region] != 1;
+}
+
+static void fabric_put(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
+                       size_t n, int nbi, const char *fn) {
+    if (SHMEMI_UNLIKELY(by_messages(r))) {
+        shmemi_fab_am_put(r, src, n, fn);
+        return;
+    }
+    struct fab_ep *e = shmemi_fab_ep(c, fn);
+    void *desc;
+    if (SHMEMI_UNLIKELY(shmemi_fab_local(src, n, &desc))) {
+        staged(e, r, (char *)src, n, 1, fn);
+        return;
+    }
+    if (n <= shmemi_fab.inject) {
+        /* The source is free at once; visible at the target by quiet. */
+        rma(e, r, shmemi_fab_raddr(r), (void *)src, n, desc, FI_INJECT, FAB_CTX(r->pe), 1, fn);
+        return;
+    }
+    rma_all(e, r, (char *)src, n, desc, nbi, 1, fn);
+}
+
+static void fabric_get(struct shmemi_ctx *c, void *dst, const struct shmemi_route *r, size_t n,
+                       int nbi, const char *fn) {
+    if (SHMEMI_UNLIKELY(by_messages(r))) {
+        shmemi_fab_am_get(dst, r, n, fn);
+        return;
+    }
+    struct fab_ep *e = shmemi_fab_ep(c, fn);
+    void *desc;
+    if (SHMEMI_UNLIKELY(shmemi_fab_local(dst, n, &desc))) {
+        staged(e, r, dst, n, 0, fn);
+        return;
+    }
+    rma_all(e, r, dst, n, desc, nbi, 0, fn);
+}
+
+/* Element by element, every one complete at the end (the blocking strided
+ * forms): complete the context's transfers. */
+static void fabric_iput(struct shmemi_ctx *c, const struct shmemi_route *r, size_t rstride,
+                        const void *src, size_t lstride, size_t esize, size_t nelems,
+                        const char *fn) {
+    struct shmemi_route x = *r;
+    const char *s = src;
+    for (size_t i = 0; i < nelems; i++, x.off += rstride, s += lstride)
+        fabric_put(c, &x, s, esize, 1, fn);
+    shmemi_fab_quiet(shmemi_fab_ep(c, fn), fn);
+}
+
+static void fabric_iget(struct shmemi_ctx *c, void *dst, size_t lstride,
+                        const struct shmemi_route *r, size_t rstride, size_t esize, size_t nelems,
+                        const char *fn) {
+    struct shmemi_route x = *r;
+    char *d = dst;
+    for (size_t i = 0; i < nelems; i++, x.off += rstride, d += lstride)
+        fabric_get(c, d, &x, esize, 1, fn);
+    shmemi_fab_quiet(shmemi_fab_ep(c, fn), fn);
+}
+
+/* -------------------------------------------------------------- AMOs */
+
+static uint64_t amo_apply(enum shmemi_amo_op op, uint64_t cur, uint64_t v) {
+    switch (op) {
+    case SHMEMI_AMO_ADD: return cur + v;
+    case SHMEMI_AMO_AND: return cur & v;
+    case SHMEMI_AMO_OR: return cur | v;
+    case SHMEMI_AMO_XOR: return cur ^ v;
+    case SHMEMI_AMO_FETCH: return cur;
+    default: return v; /* SET, SWAP */
+    }
+}
+
+/* The provider's atomic `fop` on the size-byte word: with result (fetching,
+ * compare when cmp), waited for; without, FI_INJECT, complete at quiet. */
+static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fop, size_t size,
+                   uint64_t value, const uint64_t *cmp, uint64_t *result, const char *fn) {
+    const struct fab_peer *p = &shmemi_fab.peers[r->pe];
+    enum fi_datatype dt = size == 8 ? FI_UINT64 : FI_UINT32;
+    /* Operands and results in registered memory where the provider needs it:
+     * the bounce buffer's last 64 bytes, held for the call. */
+    int regd = shmemi_fab.mr_local;
+    uint64_t words[3] = {0, 0, 0};
+    char *w = (char *)words;
+    void *desc = NULL;
+    if (regd) {
+        pthread_mutex_lock(&e->stage_lock);
+        w = e->stage + 2 * FAB_STAGE_BYTES;
+        desc = e->stage_desc;
+    }
+    /* The operand, the compare value and the result, each size bytes. */
+    memcpy(w, &value, size); /* little-endian: the low bytes */
+    if (cmp)
+        memcpy(w + 8, cmp, size);
+    struct fi_ioc ioc = {w, 1}, cioc = {w + 8, 1}, rioc = {w + 16, 1};
+    struct fi_rma_ioc rma_ioc = {shmemi_fab_raddr(r), 1, p->key[r->region]};
+    void *descs[1] = {desc};
+    struct fab_req q = {FAB_KIND_REQ, r->pe, 1};
+    struct fi_msg_atomic m = {.msg_iov = &ioc,
+                              .desc = descs,
+                              .iov_count = 1,
+                              .addr = p->addr,
+                              .rma_iov = &rma_ioc,
+                              .rma_iov_count = 1,
+                              .datatype = dt,
+                              .op = fop,
+                              .context = &q};
+    uint64_t dc = shmemi_fab.dc;
+    if (!result)
+        shmemi_fab_dirty(e, r->pe);
+    if (cmp) {
+        FAB_POST(
+            e, r->pe, "an atomic", fn,
+            fi_compare_atomicmsg(e->ep, &m, &cioc, descs, 1, &rioc, descs, 1, FI_COMPLETION | dc));
+    } else if (result) {
+        FAB_POST(e, r->pe, "an atomic", fn,
+                 fi_fetch_atomicmsg(e->ep, &m, &rioc, descs, 1, FI_COMPLETION | dc));
+    } else if (size <= shmemi_fab.inject) {
+        m.context = FAB_CTX(r->pe);
+        FAB_POST(e, r->pe, "an atomic", fn, fi_atomicmsg(e->ep, &m, FI_INJECT | dc));
+        q.pending = 0;
+    } else {
+        FAB_POST(e, r->pe, "an atomic", fn, fi_atomicmsg(e->ep, &m, FI_COMPLETION | dc));
+    }
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+    shmemi_fab_wait_req(e, &q, fn);
+    if (result) {
+        *result = 0;
+        memcpy(result, w + 16, size);
+    }
+    if (regd)
+        pthread_mutex_unlock(&e->stage_lock);
+}
+
+/* Compare-and-swap until the word moved from the value read to the one
+ * computed from it. */
+static uint64_t cas_loop(struct fab_ep *e, const struct shmemi_route *r, enum shmemi_amo_op op,
+                         size_t size, uint64_t value, const char *fn) {
+    uint64_t mask = size == 8 ? ~(uint64_t)0 : 0xffffffffu, cur = 0, seen;
+    if (shmemi_fab.amo_how[SHMEMI_AMO_FETCH][size == 8] == FAB_AMO_NATIVE)
+        native(e, r, FI_ATOMIC_READ, size, 0, NULL, &cur, fn);
+    for (;;) {
+        uint64_t next = amo_apply(op, cur, value) & mask;
+        native(e, r, FI_CSWAP, size, next, &cur, &seen, fn);
+        if (seen == cur)
+            return cur;
+        cur = seen;
+    }
+}
+
+static void fabric_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum shmemi_amo_op op,
+                       size_t size, uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
+    int how = by_messages(r) ? FAB_AMO_AM : shmemi_fab.amo_how[op][size == 8];
+    if (how == FAB_AMO_AM) {
+        shmemi_fab_am_amo(r, op, size, value, cond, old, fn);
+        return;
+    }
+    struct fab_ep *e = shmemi_fab_ep(c, fn);
+    if (how == FAB_AMO_CAS) {
+        uint64_t o = cas_loop(e, r, op, size, value, fn);
+        if (old)
+            *old = o;
+        return;
+    }
+    enum fi_op fop = shmemi_fab_amo_op(op);
+    int fetch = old || op == SHMEMI_AMO_FETCH || op == SHMEMI_AMO_SWAP || op == SHMEMI_AMO_CSWAP;
+    uint64_t o = 0;
+    native(e, r, fop, size, value, op == SHMEMI_AMO_CSWAP ? &cond : NULL, fetch ? &o : NULL, fn);
+    if (old)
+        *old = o;
+}
+
+/* ----------------------------------------------------------- signals */
+
+static void fabric_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, uint64_t signal,
+                          int sig_op, int nbi, const char *fn) {
+    (void)nbi;
+    fabric_amo(c, sig, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
+               sizeof(uint64_t), signal, 0, NULL, fn);
+}
+
+static void fabric_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
+                              size_t n, const struct shmemi_route *sig, uint64_t signal, int sig_op,
+                              int nbi, const char *fn) {
+    struct fab_ep *e = shmemi_fab_ep(c, fn);
+    fabric_put(c, r, src, n, 1, fn);
+    /* The signal lands after the data: the provider places writes in order,
+     * or the data is complete (visible) before the signal is posted. */
+    if (!shmemi_fab.waw || by_messages(sig))
+        shmemi_fab_quiet(e, fn);
+    fabric_signal(c, sig, signal, sig_op, nbi, fn);
+    if (!nbi)
+        shmemi_fab_quiet(e, fn); /* the source is free */
+}
+
+/* --------------------------------------------------------- the rest */
+
+static void fabric_load(const struct shmemi_route *r, void *out, size_t size, const char *fn) {
+    fabric_get(&shmemi_ctx_default, out, r, size, 0, fn);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+static void fabric_quiet(struct shmemi_ctx *c, int pe, const char *fn) {
+    (void)pe;
+    if (!shmemi_fab.open)
+        return;
+    struct fab_ep *e = c == &shmemi_ctx_default || shmemi_fab.mr_endpoint
+                           ? &shmemi_fab.main
+                           : __atomic_load_n((struct fab_ep **)&c->fabric, __ATOMIC_ACQUIRE);
+    if (e)
+        shmemi_fab_quiet(e, fn);
+}
+
+static void fabric_check(int drain, const char *fn) {
+    (void)drain;
+    if (shmemi_fab.open) {
+        shmemi_fab_progress(&shmemi_fab.main);
+        shmemi_fab_check(&shmemi_fab.main, fn);
+    }
+}
+
+static int fabric_progress(void) {
+    if (!shmemi_fab.open)
+        return 0;
+    shmemi_fab_progress(&shmemi_fab.main);
+    return 0;
+}
+
+static void fabric_ctx_free(struct shmemi_ctx *c) { shmemi_fab_ctx_free(c); }
+
+/* Every PE is in shmem_finalize, done with its transfers: once every PE is
+ * past this barrier, nobody reads this PE's memory any more. */
+static void fabric_fini(void) {
+    if (!shmemi_fab.open)
+        return;
+    struct boot *b = shmemi.boot;
+    if (b->barrier(b))
+        shmemi_fatal("shmem_finalize: bootstrap barrier failed (fabric): %s", b->err);
+    shmemi_fab_ctx_free(&engine_ctx);
+    shmemi_fab_close();
+}
+
+/* The PEs this process does not map: all of them at once, for every AMO too
+ * (shmemi_route_atomic). Nothing to do on one node. */
+static int fabric_setup(void) {
+    int remote = 0;
+    for (int pe = 0; pe < shmemi.n_pes; pe++)
+        remote |= pe != shmemi.my_pe && !shmemi.peers[pe].heap;
+    if (!remote)
+        return 0;
+    if (shmemi_fab_open())
+        return -1;
+    for (int pe = 0; pe < shmemi.n_pes; pe++) {
+        struct shmemi_peer *p = &shmemi.peers[pe];
+        if (pe == shmemi.my_pe || p->heap)
+            continue;
+        for (int g = 0; g < SHMEMI_REGIONS; g++)
+            if (shmemi_fab.peers[pe].reach[g])
+                p->path[g] = &shmemi_path_fabric;
+    }
+    shmemi.amo_row = &shmemi_path_fabric;
+    return 0;
+}
+
+const struct shmemi_path_ops shmemi_path_fabric = {
+    .name = "fabric",
+    .caps = SHMEMI_PATH_PROTOCOL_OPS,
+    .refusal = "is on another node (reached through the fabric), where this routine does not "
+               "reach: it works on the PEs of this node only",
+    .setup = fabric_setup,
+    .put = fabric_put,
+    .get = fabric_get,
+    .iput = fabric_iput,
+    .iget = fabric_iget,
+    .put_signal = fabric_put_signal,
+    .signal = fabric_signal,
+    .amo = fabric_amo,
+    .load = fabric_load,
+    .quiet = fabric_quiet,
+    .fence = fabric_quiet,
+    .check = fabric_check,
+    .progress = fabric_progress,
+    .ctx_free = fabric_ctx_free,
+    .fini = fabric_fini,
+};
+
+/* ----------------------------------------------- the copy engine's window */
+
+/* The soft copy engine carries packets to PEs reached through the fabric
+ * (triggered plans' chains, shmemx_sdma_* puts): each such PE has a window of
+ * address space here, as long as its host heap, data segment and device
+ * heap, reserved and never accessible; the engine hands packets naming it to
+ * the callbacks below (struct sdma_foreign), which make them transfers of
+ * the engine's own context, complete (visible at the target) before the
+ * next packet runs. */
+static struct {
+    pthread_once_t once;
+    char *base;
+    size_t stride, at[SHMEMI_REGIONS], len[SHMEMI_REGIONS];
+    struct sdma_foreign ops;
+} win = {.once = PTHREAD_ONCE_INIT};
+static size_t page_up(size_t n) {
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (n + pg - 1) / pg * pg;
+}
+
+static void win_reserve(void) {
+    size_t lens[SHMEMI_REGIONS] = {shmemi.heap_size, shmemi.data_size, shmemi.dev_size};
+    size_t at = 0;
+    for (int g = 0; g < SHMEMI_REGIONS; g++) {
+        win.at[g] = at;
+        win.len[g] = lens[g];
+        at += page_up(lens[g]);
+    }
+    win.stride = at;
+    void *p = mmap(NULL, win.stride * (size_t)shmemi.n_pes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        shmemi_debug("fabric: no address space for the copy engine's window (%zu bytes)",
+                     win.stride * (size_t)shmemi.n_pes);
+    else
+        win.base = p;
+}
+
+/* The route of a window address of `len` bytes: 0, or -1 (msg says why). */
+static int win_route(uint64_t a, uint64_t len, struct shmemi_route *r, char *msg, size_t ml) {
+    uint64_t rel = a - (uint64_t)(uintptr_t)win.base;
+    int pe = (int)(rel / win.stride);
+    size_t in = rel % win.stride;
+    for (int g = 0; g < SHMEMI_REGIONS; g++)
+        if (in - win.at[g] < win.len[g] && len <= win.len[g] - (in - win.at[g])) {
+            shmemi_route_slot(r, pe, g, in - win.at[g]);
+            if (r->path == &shmemi_path_fabric)
+                return 0;
+        }
+    snprintf(msg, ml, "address 0x%llx (+%llu bytes) of the fabric window is not a PE's memory",
+             (unsigned long long)a, (unsigned long long)len);
+    return -1;
+}
+
+static const char *const win_fn = "the copy engine (a transfer to a PE of another node)";
+
+static int win_copy(void *arg, uint64_t dst, uint64_t src, uint64_t len, char *msg, size_t ml) {
+    (void)arg;
+    struct shmemi_route r;
+    uint64_t lo = (uint64_t)(uintptr_t)win.base, hi = lo + win.stride * (uint64_t)shmemi.n_pes;
+    if (dst - lo < hi - lo) {
+        if (src - lo < hi - lo) {
+            snprintf(msg, ml, "a copy between two PEs of other nodes");
+            return -1;
+        }
+        if (win_route(dst, len, &r, msg, ml))
+            return -1;
+        fabric_put(&engine_ctx, &r, (const void *)(uintptr_t)src, len, 1, win_fn);
+        shmemi_fab_quiet(shmemi_fab_ep(&engine_ctx, win_fn), win_fn);
+        return 0;
+    }
+    if (win_route(src, len, &r, msg, ml))
+        return -1;
+    fabric_get(&engine_ctx, (void *)(uintptr_t)dst, &r, len, 0, win_fn);
+    return 0;
+}
+
+static int win_write32(void *arg, uint64_t addr, uint32_t value, char *msg, size_t ml) {
+    (void)arg;
+    struct shmemi_route r;
+    if (win_route(addr, 4, &r, msg, ml))
+        return -1;
+    fabric_amo(&engine_ctx, &r, SHMEMI_AMO_SET, 4, value, 0, NULL, win_fn);
+    shmemi_fab_quiet(shmemi_fab_ep(&engine_ctx, win_fn), win_fn);
+    return 0;
+}
+
+static int win_atomic(void *arg, uint64_t addr, unsigned op, int is64, uint64_t src, uint64_t cmp,
+                      char *msg, size_t ml) {
+    (void)arg;
+    struct shmemi_route r;
+    if (win_route(addr, is64 ? 8 : 4, &r, msg, ml))
+        return -1;
+    enum shmemi_amo_op o = op == SDMA_ATOMIC_ADD32    ? SHMEMI_AMO_ADD
+                           : op == SDMA_ATOMIC_SWAP32 ? SHMEMI_AMO_SWAP
+                                                      : SHMEMI_AMO_CSWAP;
+    uint64_t old;
+    fabric_amo(&engine_ctx, &r, o, is64 ? 8 : 4, src, cmp, o == SHMEMI_AMO_ADD ? NULL : &old,
+               win_fn);
+    shmemi_fab_quiet(shmemi_fab_ep(&engine_ctx, win_fn), win_fn);
+    return 0;
+}
+
+static int win_read32(void *arg, uint64_t addr, uint32_t *v, char *msg, size_t ml) {
+    (void)arg;
+    struct shmemi_route r;
+    if (win_route(addr, 4, &r, msg, ml))
+        return -1;
+    fabric_get(&engine_ctx, v, &r, 4, 0, win_fn);
+    return 0;
+}
+
+void *shmemi_fabric_window(int pe, int region, size_t off) {
+    if (!shmemi_fab.open || strcmp(shmemi_copy_engine_name(), "soft"))
+        return NULL;
+    pthread_once(&win.once, win_reserve);
+    if (!win.base || off >= win.len[region])
+        return NULL;
+    return win.base + (size_t)pe * win.stride + win.at[region] + off;
+}
+
+const struct sdma_foreign *shmemi_fabric_foreign(void) {
+    if (!shmemi_fab.open)
+        return NULL;
+    pthread_once(&win.once, win_reserve);
+    if (!win.base)
+        return NULL;
+    win.ops = (struct sdma_foreign){.base = (uint64_t)(uintptr_t)win.base,
+                                    .len = win.stride * (uint64_t)shmemi.n_pes,
+                                    .copy = win_copy,
+                                    .write32 = win_write32,
+                                    .atomic = win_atomic,
+                                    .read32 = win_read32};
+    return &win.ops;
+}
