@@ -10,6 +10,10 @@
 #                            run its tests, the hardware checks of scripts/amd-check.sh
 #                            and the functional suite at 2 and 4 PEs on modelled GPUs
 #                            (SHMEM_COPY_ENGINE=hsakmt SHMEM_NBI_THRESHOLD=0)
+#   scripts/dev.sh fabric    the functional suite with every PE reached through libfabric
+#                            (SHMEM_FORCE_FABRIC=1), at 1, 2 and 4 PEs: launched by mpirun
+#                            over tcp (FI_PROVIDER=tcp on lo), then the tests of how a job
+#                            ends under oshrun and mpirun, then a few programs over shm
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
 #   scripts/dev.sh build-types
 #                            compile every CMake build type (Debug, Release, RelWithDebInfo,
@@ -31,7 +35,8 @@ PREFIX=${PREFIX:-$ROOT/install}
 JOBS=${JOBS:-$(nproc)}
 
 PKGS=(cmake make gcc g++ pkg-config check universal-ctags libpmix-dev openmpi-bin libopenmpi-dev
-      libhsakmt-dev clang libclang-rt-14-dev clang-format hipcc libamdhip64-dev)
+      libhsakmt-dev clang libclang-rt-14-dev clang-format hipcc libamdhip64-dev
+      libfabric-dev libfabric-bin iproute2)
 
 deps() {
     local missing=()
@@ -105,6 +110,41 @@ sanitize)
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L 'unit|func'
     ;;
+fabric)
+    deps
+    build "$BUILD_DIR"
+    # Every PE through libfabric's tcp provider on the loopback interface, the jobs handed
+    # to mpirun by oshrun (which passes SHMEM_* and FI_* on): the standard programs, the
+    # plans and the bad-input tests. 8-PE runs are left out (2 cores: minutes each).
+    fab=(SHMEM_FORCE_FABRIC=1 FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo)
+    env "${fab[@]}" SHMEM_LAUNCHER=mpirun ctest --test-dir "$BUILD_DIR" --output-on-failure \
+        -j "$JOBS" -L func -E 'np8|mpirun|leave|crash|kill'
+    # How a job ends (a PE that crashes, is killed, leaves or exits non-zero): under oshrun, and under
+    # mpirun where the test has an mpirun form (the messages are the launcher's).
+    env "${fab[@]}" ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -R 'leave|crash|kill' \
+        -E np8
+    # The shm provider (readback quiet, polling progress), and tcp with registered-only
+    # local buffers and every AMO as a compare-and-swap loop or a message.
+    for v in "SHMEM_OFI_PROVIDER=shm" "SHMEM_OFI_MR_LOCAL=1 SHMEM_OFI_ATOMICS=cas FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo" \
+             "SHMEM_OFI_ATOMICS=am FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo"; do
+        # shellcheck disable=SC2086
+        env SHMEM_FORCE_FABRIC=1 $v ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" \
+            -R 'func\.(static_data|heap_rma|amo|signals|lock|coll_team|team_split|plan_run)\.np4'
+    done
+    # Two hosts made of network namespaces (root only): the same suite with PEs on both,
+    # those of one host mapping each other, the others reached through tcp over a veth.
+    ns=tests/multihost/netns.sh
+    if why=$(sh $ns check); then
+        tag=d$(($$ % 10000000))
+        trap 'sh $ns down $tag' EXIT
+        sh $ns up $tag
+        env SHMEMI_NETNS=$tag SHMEM_LAUNCHER=mpirun SHMEM_MPIRUN="$ROOT/$ns" \
+            ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -L func \
+            -E 'np1$|np8|mpirun|leave|crash|kill'
+    else
+        echo "== fabric: no run across network namespaces here: $why"
+    fi
+    ;;
 readme)
     build "$BUILD_DIR" >/dev/null
     table=$("$BUILD_DIR/bin/shmem_info" --markdown)
@@ -162,7 +202,7 @@ kfd-model)
     fi
     ;;
 *)
-    sed -n '2,25p' "$0"
+    sed -n '2,29p' "$0"
     exit 2
     ;;
 esac

@@ -31,6 +31,10 @@
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+#include "device/gpu.h"
+#endif
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -317,8 +321,7 @@ static void readback(struct fab_ep *e, const char *fn) {
     char *buf = (char *)sink;
     void *desc = NULL;
     if (shmemi_fab.mr_local) {
-        pthread_mutex_lock(&e->stage_lock);
-        buf = e->stage + 2 * FAB_STAGE_BYTES + 32;
+        buf = shmemi_fab_slot(e);
         desc = e->stage_desc;
     }
     for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
@@ -345,7 +348,7 @@ static void readback(struct fab_ep *e, const char *fn) {
     }
     shmemi_fab_wait_req(e, &q, fn);
     if (shmemi_fab.mr_local)
-        pthread_mutex_unlock(&e->stage_lock);
+        shmemi_fab_slot_put(e, buf);
 }
 
 void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
@@ -359,10 +362,16 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
 /* ---------------------------------------------------------- endpoints */
 
 static int stage_open(struct fab_ep *e) {
-    size_t bytes = 2 * FAB_STAGE_BYTES + 64;
+    size_t bytes = 2 * FAB_STAGE_BYTES + FAB_SLOTS * FAB_SLOT_BYTES;
+    e->slots_free = ~(uint64_t)0;
     if (posix_memalign((void **)&e->stage, 4096, bytes))
         return -FI_ENOMEM;
     memset(e->stage, 0, bytes);
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+    /* Pinned for the GPU: the device heap's bytes are staged through it. */
+    if (shmemi.dev_size && hipHostRegister(e->stage, bytes, hipHostRegisterPortable) != hipSuccess)
+        (void)hipGetLastError(); /* pageable: slower copies, same result */
+#endif
     static uint64_t next_key = 16;
     uint64_t key = __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED);
     int rc = fi_mr_reg(shmemi_fab.domain, e->stage, bytes, FI_READ | FI_WRITE | FI_SEND | FI_RECV,
@@ -375,6 +384,24 @@ static int stage_open(struct fab_ep *e) {
     }
     e->stage_desc = fi_mr_desc(e->stage_mr);
     return 0;
+}
+
+char *shmemi_fab_slot(struct fab_ep *e) {
+    for (;;) {
+        uint64_t f = __atomic_load_n(&e->slots_free, __ATOMIC_ACQUIRE);
+        while (f) {
+            int i = __builtin_ctzll(f);
+            if (__atomic_compare_exchange_n(&e->slots_free, &f, f & ~((uint64_t)1 << i), 0,
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return e->stage + 2 * FAB_STAGE_BYTES + (size_t)i * FAB_SLOT_BYTES;
+        }
+        shmemi_fab_progress(e); /* every slot is in a transfer: one ends */
+    }
+}
+
+void shmemi_fab_slot_put(struct fab_ep *e, char *slot) {
+    size_t i = (size_t)(slot - (e->stage + 2 * FAB_STAGE_BYTES)) / FAB_SLOT_BYTES;
+    __atomic_fetch_or(&e->slots_free, (uint64_t)1 << i, __ATOMIC_RELEASE);
 }
 
 /* An endpoint bound to the AV, with its own counter and queue. The main one
@@ -439,6 +466,10 @@ static void ep_close(struct fab_ep *e) {
         fi_close(&e->cq->fid);
     if (e->cntr)
         fi_close(&e->cntr->fid);
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+    if (e->stage && shmemi.dev_size)
+        (void)hipHostUnregister(e->stage);
+#endif
     free(e->stage);
     free(e->dirty);
     pthread_mutex_destroy(&e->stage_lock);
@@ -509,8 +540,11 @@ static int mr_open(int g, char *base, size_t size, int device) {
     };
 #if defined(SHMEM_GPU_CUDA)
     if (device) {
+        int dev = 0;
         a.iface = FI_HMEM_CUDA;
-        a.device.cuda = (int)(shmemi.cfg.DEVICE_ID >= 0 ? shmemi.cfg.DEVICE_ID : 0);
+        if (hipGetDevice(&dev) != hipSuccess)
+            (void)hipGetLastError();
+        a.device.cuda = dev; /* the PE's GPU, current on this thread since shmem_init */
     }
 #elif defined(SHMEM_GPU_HIP)
     if (device) {
@@ -784,6 +818,12 @@ int shmemi_fab_open(void) {
     free(cards);
     shmemi_fab.open = 1;
     progress_start();
+    if (shmemi.dev_size)
+        shmemi_debug("fabric: the device heap %s", shmemi_fab.dev_hmem
+                                                       ? "is registered (FI_HMEM): RMA to and "
+                                                         "from GPU memory"
+                                                       : "is staged through pinned host buffers "
+                                                         "(messages the target carries out)");
     shmemi_debug("fabric: %s, domain %s, mr_mode 0x%llx%s, inject %zu bytes, %s progress, "
                  "%s quiet%s",
                  shmemi_fab.prov, info->domain_attr->name, (unsigned long long)mode,

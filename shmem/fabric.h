@@ -56,6 +56,8 @@ extern struct shmemi_fi_lib shmemi_fi;
  * take (unregistered memory with FI_MR_LOCAL, the device heap without
  * FI_HMEM) go through it, one half filling while the other is on the wire. */
 #define FAB_STAGE_BYTES ((size_t)64 << 10)
+#define FAB_SLOTS 64
+#define FAB_SLOT_BYTES ((size_t)256)
 
 struct fab_ep {
     struct fid_ep *ep;
@@ -65,7 +67,11 @@ struct fab_ep {
     uint64_t *dirty;       /* readback quiet: PEs written to since the last quiet (bits) */
     uint64_t errors;       /* cntr's error count already reported (atomic) */
     pthread_mutex_t stage_lock;
-    char *stage; /* 2 * FAB_STAGE_BYTES + 64 registered bytes, or NULL */
+    /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of
+     * FAB_SLOT_BYTES (small transfers, AMO operands and results: taken one
+     * each, so a thread that waits holding one can start another), or NULL. */
+    char *stage;
+    uint64_t slots_free; /* bits (atomic) */
     struct fid_mr *stage_mr;
     void *stage_desc;
 };
@@ -126,6 +132,10 @@ void shmemi_fab_check(struct fab_ep *e, const char *fn);
 /* The descriptor of a local buffer: 0 with *desc set (NULL where the
  * provider needs none), or -1 when it must go through the bounce buffer. */
 int shmemi_fab_local(const void *buf, size_t n, void **desc);
+/* A registered slot of e (struct fab_ep), and its return. */
+char *shmemi_fab_slot(struct fab_ep *e);
+void shmemi_fab_slot_put(struct fab_ep *e, char *slot);
+
 /* A write or atomic to pe was posted on e: a readback quiet reads from pe. */
 static inline void shmemi_fab_dirty(struct fab_ep *e, int pe) {
     if (e->dirty) {

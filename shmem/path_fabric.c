@@ -92,6 +92,20 @@ static void staged(struct fab_ep *e, const struct shmemi_route *r, char *local, 
     const size_t half = FAB_STAGE_BYTES;
     uint64_t ra = shmemi_fab_raddr(r);
     struct fab_req q[2] = {{FAB_KIND_REQ, r->pe, 0}, {FAB_KIND_REQ, r->pe, 0}};
+    if (n <= FAB_SLOT_BYTES) {
+        /* A slot of its own: a thread waiting in a larger staged transfer (the
+         * lock held) may need a small one, the liveness record's. */
+        char *slot = shmemi_fab_slot(e);
+        if (write)
+            shmemi_local_copy(slot, local, n, fn);
+        q[0].pending = 1;
+        rma(e, r, ra, slot, n, e->stage_desc, FI_COMPLETION, &q[0], write, fn);
+        shmemi_fab_wait_req(e, &q[0], fn);
+        if (!write)
+            shmemi_local_copy(local, slot, n, fn);
+        shmemi_fab_slot_put(e, slot);
+        return;
+    }
     pthread_mutex_lock(&e->stage_lock);
     if (write) {
         for (size_t off = 0, k = 0; off < n; off += half, k++) {
@@ -207,14 +221,13 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
     const struct fab_peer *p = &shmemi_fab.peers[r->pe];
     enum fi_datatype dt = size == 8 ? FI_UINT64 : FI_UINT32;
     /* Operands and results in registered memory where the provider needs it:
-     * the bounce buffer's last 64 bytes, held for the call. */
+     * a slot of the endpoint's, held for the call. */
     int regd = shmemi_fab.mr_local;
     uint64_t words[3] = {0, 0, 0};
     char *w = (char *)words;
     void *desc = NULL;
     if (regd) {
-        pthread_mutex_lock(&e->stage_lock);
-        w = e->stage + 2 * FAB_STAGE_BYTES;
+        w = shmemi_fab_slot(e);
         desc = e->stage_desc;
     }
     /* The operand, the compare value and the result, each size bytes. */
@@ -258,7 +271,7 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
         memcpy(result, w + 16, size);
     }
     if (regd)
-        pthread_mutex_unlock(&e->stage_lock);
+        shmemi_fab_slot_put(e, w);
 }
 
 /* Compare-and-swap until the word moved from the value read to the one

@@ -92,12 +92,17 @@ int main(void) {
     shmem_long_wait_until(&ctr[3], SHMEM_CMP_EQ, 9);
     shmem_barrier_all();
 
-    /* 6. shmem_ptr: the peer's device pointer, usable in a device copy. */
+    /* 6. shmem_ptr: the peer's device pointer, usable in a device copy, for a
+     * peer of this node (SHMEM_TEAM_SHARED); NULL for one reached through the
+     * fabric (SHMEM_FORCE_FABRIC=1), which gets a put instead. */
+    int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right, SHMEM_TEAM_SHARED) >= 0;
     long *peer = (long *)shmem_ptr(dst, right);
-    GT_EXPECT(peer != NULL, "shmem_ptr(dst, %d) is NULL", right);
+    GT_EXPECT((peer != NULL) == shared, "shmem_ptr(dst, %d) is %p", right, (void *)peer);
     shmem_barrier_all();
     if (peer)
         GT_CK(hipMemcpy(peer, src, N * sizeof(long), hipMemcpyDefault));
+    else
+        shmem_putmem(dst, src, N * sizeof(long), right);
     shmem_barrier_all();
     g = (long *)gt_to_host(dst, sizeof h);
     for (int i = 0; i < N; i++)
