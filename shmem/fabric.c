@@ -96,7 +96,13 @@ static struct {
     int stop;
     int wait; /* 1: asleep in fi_cq_sread */
     long interval_us;
+    uint64_t app_calls; /* progress calls of the application's threads (atomic) */
 } prog;
+
+/* While the application's threads run the progress themselves (waiting in
+ * the library), the thread stays out of their way: two threads in the
+ * provider's progress at once cost each a lock hand-over per look. */
+#define PROG_STEP_ASIDE_US 200
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -190,6 +196,7 @@ static int drain(struct fab_ep *e, const char *fn) {
 }
 
 void shmemi_fab_progress(struct fab_ep *e) {
+    __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
     drain(e, "the fabric's progress");
     if (e != &shmemi_fab.main)
         drain(&shmemi_fab.main, "the fabric's progress");
@@ -199,13 +206,21 @@ void shmemi_fab_progress(struct fab_ep *e) {
 static void *progress_main(void *arg) {
     (void)arg;
     long sleep_us = 1;
+    uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
+        uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
+        if (now != seen) {
+            seen = now;
+            struct timespec ts = {0, PROG_STEP_ASIDE_US * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         if (prog.wait) {
             struct fi_cq_msg_entry ent;
             /* Asleep in the provider until a socket has data (which it then
              * progresses: a peer's transfer into this PE), a message
              * arrives, or fi_cq_signal at close. */
-            ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 1000);
+            ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 100);
             if (n == 1)
                 complete(&ent);
             else if (n == -FI_EAVAIL)
@@ -246,6 +261,18 @@ static void progress_start(void) {
     shmemi_debug("fabric progress: a thread %s", prog.wait ? "asleep in the provider's wait "
                                                              "object"
                                                            : "polling");
+}
+
+/* A polling thread now, whatever SHMEM_OFI_PROGRESS says (the last barrier). */
+static void progress_now(void) {
+    if (prog.running)
+        return;
+    prog.wait = 0;
+    prog.interval_us = 50;
+    prog.stop = 0;
+    if (pthread_create(&prog.thread, NULL, progress_main, NULL))
+        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
+    prog.running = 1;
 }
 
 static void progress_stop(void) {
@@ -831,6 +858,20 @@ int shmemi_fab_open(void) {
                  info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
                  rb ? "readback" : "delivery", shmemi_fab.waw ? ", ordered writes" : "");
     return 0;
+}
+
+/* shmem_finalize, every PE in it and done with its transfers: the bootstrap's
+ * barrier, then the close. Until every PE is past it, peers may still read
+ * this PE's memory (the liveness record's last look), so its progress runs
+ * meanwhile, by a thread: the bootstrap's barrier does not return to us. */
+void shmemi_fab_finish(void) {
+    if (!shmemi_fab.open)
+        return;
+    progress_now();
+    struct boot *b = shmemi.boot;
+    if (b->barrier(b))
+        shmemi_fatal("shmem_finalize: bootstrap barrier failed (fabric): %s", b->err);
+    shmemi_fab_close();
 }
 
 void shmemi_fab_close(void) {

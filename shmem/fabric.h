@@ -116,6 +116,9 @@ extern struct fab shmemi_fab;
 /* fabric.c */
 int shmemi_fab_open(void);
 void shmemi_fab_close(void);
+/* The job's last step (shmem_finalize): the bootstrap's barrier with the
+ * progress running, then the close. */
+void shmemi_fab_finish(void);
 /* The endpoint of context c (made on first use). */
 struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn);
 void shmemi_fab_ctx_free(struct shmemi_ctx *c);

@@ -116,14 +116,16 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
     }
     /* Or behind a fabric whose provider progresses only when asked to (what
      * peers write into this PE's memory included). */
-    shmemi_paths_progress();
+    int hot = shmemi_paths_progress();
     /* Publish the wait; end the job if it can never end. */
     shmemi_live_wait(s);
     /* Oversubscribed PEs (more PEs than cores) only progress if we let the
      * one we wait for run. After a long wait (a few thousand turns, some
      * hundred microseconds), nap: a PE that waits for a peer's computation
-     * leaves the core to copy-engine threads and to the computation. */
-    if (s->n < 4096) {
+     * leaves the core to copy-engine threads and to the computation. Not
+     * while a row needs this thread's progress: a nap would delay every
+     * peer's transfer into this PE by as long. */
+    if (s->n < 4096 || hot) {
         sched_yield();
         return;
     }

@@ -76,11 +76,11 @@ void shmemi_paths_check(int drain, const char *fn) {
 }
 
 int shmemi_paths_progress(void) {
-    int did = 0;
+    int hot = 0;
     for (int i = 0; i < shmemi_npaths; i++)
         if (shmemi_paths[i]->progress)
-            did |= shmemi_paths[i]->progress();
-    return did;
+            hot |= shmemi_paths[i]->progress();
+    return hot;
 }
 
 void shmemi_paths_ctx_free(struct shmemi_ctx *c) {

@@ -92,8 +92,9 @@ struct shmemi_path_ops {
     /* Report a failure the row found asynchronously (ends the job); drain:
      * first wait for everything the row still runs (finalize). Optional. */
     void (*check)(int drain, const char *fn);
-    /* Move the row's own work along (a waiting thread calls it): 1 when it
-     * did something. Optional. */
+    /* Move the row's own work along (a waiting thread calls it): 1 when the
+     * row's transfers move only while threads of this PE run its progress
+     * (a waiter should then yield, not nap). Optional. */
     int (*progress)(void);
     /* Release what the row keeps for a context (shmem_ctx_destroy, after its
      * quiet). Optional. */
@@ -228,8 +229,8 @@ static inline void *shmemi_remote(const void *addr, size_t len, int pe, const ch
 void shmemi_paths_quiet(struct shmemi_ctx *c, int pe, const char *fn);
 void shmemi_paths_fence(struct shmemi_ctx *c, int pe, const char *fn);
 void shmemi_paths_check(int drain, const char *fn);
-/* Every row's progress (1 when one did something), context release and
- * finalize (see struct shmemi_path_ops). */
+/* Every row's progress (1 when one needs its waiters to keep running it),
+ * context release and finalize (see struct shmemi_path_ops). */
 int shmemi_paths_progress(void);
 void shmemi_paths_ctx_free(struct shmemi_ctx *c);
 void shmemi_paths_fini(void);

@@ -365,21 +365,18 @@ static int fabric_progress(void) {
     if (!shmemi_fab.open)
         return 0;
     shmemi_fab_progress(&shmemi_fab.main);
-    return 0;
+    return shmemi_fab.info->domain_attr->data_progress != FI_PROGRESS_AUTO;
 }
 
 static void fabric_ctx_free(struct shmemi_ctx *c) { shmemi_fab_ctx_free(c); }
 
 /* Every PE is in shmem_finalize, done with its transfers: once every PE is
- * past this barrier, nobody reads this PE's memory any more. */
+ * past the last barrier, nobody reads this PE's memory any more. */
 static void fabric_fini(void) {
     if (!shmemi_fab.open)
         return;
-    struct boot *b = shmemi.boot;
-    if (b->barrier(b))
-        shmemi_fatal("shmem_finalize: bootstrap barrier failed (fabric): %s", b->err);
     shmemi_fab_ctx_free(&engine_ctx);
-    shmemi_fab_close();
+    shmemi_fab_finish();
 }
 
 /* The PEs this process does not map: all of them at once, for every AMO too
