@@ -467,8 +467,22 @@ static void gpu_fini(void) {
     gpu.dq_ctl = gpu.dq_lines = gpu.dq_table = NULL;
 }
 
-/* The device row's check: the stream-ordered API's part (gpu_stream.c). */
-static void gpu_check(int drain, const char *fn) { shmemi_stream_check(drain, fn); }
+/* The device row's check (path.h). A host barrier or sync first waits for
+ * everything this PE queued on its GPU -- copies, memsets and kernels on every
+ * stream, the program's own included -- so that peers see it once they pass
+ * the barrier (SHMEM_BARRIER_GPU_SYNC; on an idle GPU a device synchronize is
+ * one driver call of a few microseconds). Then the stream-ordered API's part:
+ * at finalize its waits end first, and a wait that timed out ends the job. */
+static void gpu_check(int how, const char *fn) {
+    if (how == SHMEMI_CHECK_SYNC && shmemi.cfg.BARRIER_GPU_SYNC) {
+        enter(fn);
+        hipError_t e = hipDeviceSynchronize();
+        if (e != hipSuccess)
+            shmemi_fatal("%s: work this PE queued on GPU %d failed: %s", fn, gpu.device,
+                         hipGetErrorString(e));
+    }
+    shmemi_stream_check(how == SHMEMI_CHECK_DRAIN, fn);
+}
 
 static const struct shmemi_dev_ops gpu_ops = {
     .name = SHMEMI_GPU_VENDOR,

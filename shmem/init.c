@@ -257,7 +257,7 @@ void shmem_finalize(void) {
     pthread_mutex_lock(&init_lock);
     if (shmemi.initialized) {
         shmemi_plan_fini();
-        shmemi_paths_check(1, "shmem_finalize");
+        shmemi_paths_check(SHMEMI_CHECK_DRAIN, "shmem_finalize");
         shmemi_barrier_all();
         shmemi_engine_fini();
         shmemi_device_state_fini();

@@ -83,9 +83,10 @@ struct shmemi_path_ops {
      * world PE or every PE (pe < 0). Optional. */
     void (*quiet)(struct shmemi_ctx *c, int pe, const char *fn);
     void (*fence)(struct shmemi_ctx *c, int pe, const char *fn);
-    /* Report a failure the row found asynchronously (ends the job); drain:
-     * first wait for everything the row still runs (finalize). Optional. */
-    void (*check)(int drain, const char *fn);
+    /* Report a failure the row found asynchronously (ends the job), after
+     * what `how` (enum shmemi_check) asks first: a host barrier's or sync's
+     * completion of this PE's own device work, or finalize's drain. Optional. */
+    void (*check)(int how, const char *fn);
 };
 
 extern const struct shmemi_path_ops shmemi_path_direct, shmemi_path_device;
@@ -210,9 +211,9 @@ static inline void *shmemi_remote(const void *addr, size_t len, int pe, const ch
     return r.addr;
 }
 
-/* Complete, order or check every row (pe < 0: every PE). */
+/* Complete, order or check (how: enum shmemi_check) every row (pe < 0: every PE). */
 void shmemi_paths_quiet(struct shmemi_ctx *c, int pe, const char *fn);
 void shmemi_paths_fence(struct shmemi_ctx *c, int pe, const char *fn);
-void shmemi_paths_check(int drain, const char *fn);
+void shmemi_paths_check(int how, const char *fn);
 
 #endif
