@@ -14,10 +14,12 @@ if [ -z "$oshrun" ]; then
     exit 2
 fi
 # dev_ce:... runs the doorbell protocol of hardware queues against the engine's proxy;
-# barrier_gpu:... checks that the setting turns the barriers' GPU sync off.
+# the :SHMEM_BARRIER_GPU_SYNC=0 runs show that the tests complete their own GPU work
+# before each barrier (barrier_gpu: that the setting turns the barriers' GPU sync off).
 specs=${*:-"dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api
     engine_cuda dev_ce dev_ce:SHMEM_DEVICE_QUEUES=doorbell plan_stream barrier_gpu
-    barrier_gpu:SHMEM_BARRIER_GPU_SYNC=0"}
+    barrier_gpu:SHMEM_BARRIER_GPU_SYNC=0 host_api:SHMEM_BARRIER_GPU_SYNC=0
+    dev_amo:SHMEM_BARRIER_GPU_SYNC=0"}
 pass=0
 fail=0
 failed=""
