@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static struct {
     int device;           /* this PE's GPU */
@@ -83,9 +84,58 @@ struct gpu_card {
     uint64_t bytes;
     uint64_t align; /* the largest power of two dividing the base address */
     int32_t device;
-    int32_t pad;
+    int32_t mps;              /* shmemi_gpu_mps(), or 0 where there is no such server */
+    unsigned char uuid[16];   /* the GPU's (zeros if the runtime has none) */
+    char pci[32];             /* its PCI location, "0000:19:00.0" */
+    char host[64];            /* this node's name */
 };
 
+/* Whether PEs a and b use the same GPU: the same UUID (unique per GPU, and per
+ * MIG instance), or without UUIDs the same PCI location on the same node. */
+static int same_gpu(const struct gpu_card *a, const struct gpu_card *b) {
+    static const unsigned char none[16];
+    if (memcmp(a->uuid, none, 16) && memcmp(b->uuid, none, 16))
+        return !memcmp(a->uuid, b->uuid, 16);
+    return a->pci[0] && !strcmp(a->pci, b->pci) && !strcmp(a->host, b->host);
+}
+
+/* PEs sharing a GPU: said once per GPU, by the first PE on it. Without MPS
+ * the processes' contexts take turns on the GPU (time slices of about a
+ * millisecond), so anything a kernel waits for from another PE's kernel --
+ * a device barrier, a signal -- costs slices instead of microseconds
+ * (measured on an H200: a device barrier round 2.2 ms instead of 2 us). The
+ * device API stays correct there: its waits back off and never assume the
+ * other side runs at the same time. */
+static void report_sharing(const struct gpu_card *cards, int n) {
+    int me = shmemi.my_pe, count = 0;
+    char list[160] = "";
+    size_t at = 0;
+    for (int pe = 0; pe < n; pe++) {
+        if (!same_gpu(&cards[pe], &cards[me]))
+            continue;
+        if (pe < me && !count)
+            return; /* a lower PE on this GPU says it */
+        if (count < 8 && at < sizeof(list))
+            at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%d", count ? ", " : "", pe);
+        count++;
+    }
+    if (count < 2)
+        return;
+    if (count > 8 && at < sizeof(list))
+        snprintf(list + at, sizeof(list) - at, " and %d more", count - 8);
+    const char *gpu_name = cards[me].pci[0] ? cards[me].pci : "?";
+    if (SHMEMI_GPU_HAS_MPS && cards[me].mps != 1)
+        shmemi_warn("PEs %s share GPU %s%s: without MPS their kernels take turns on it (time "
+                    "slices), so a device barrier or a kernel's wait for another PE takes "
+                    "milliseconds instead of microseconds. Start CUDA MPS before the job "
+                    "(nvidia-cuda-mps-control -d), or run one PE per GPU",
+                    list, gpu_name,
+                    cards[me].mps == 0 ? " without CUDA MPS"
+                                       : " (this CUDA runtime cannot tell whether MPS serves them)");
+    else
+        shmemi_debug("PEs %s share GPU %s%s", list, gpu_name,
+                     SHMEMI_GPU_HAS_MPS ? " through CUDA MPS" : "");
+}
 
 static int choose_device(void) {
     int n = 0;
@@ -135,6 +185,17 @@ static int gpu_heap_init(size_t bytes) {
     check(hipDeviceSynchronize(), fn, "device synchronize");
 
     struct gpu_card me = {.bytes = bytes, .device = gpu.device};
+#if SHMEMI_GPU_HAS_MPS
+    me.mps = shmemi_gpu_mps(gpu.device);
+#endif
+    if (shmemi_gpu_uuid(gpu.device, me.uuid) != hipSuccess)
+        (void)hipGetLastError(); /* zeros: compared by PCI location */
+    if (hipDeviceGetPCIBusId(me.pci, (int)sizeof(me.pci), gpu.device) != hipSuccess) {
+        (void)hipGetLastError();
+        me.pci[0] = '\0';
+    }
+    if (gethostname(me.host, sizeof(me.host) - 1))
+        me.host[0] = '\0';
     uintptr_t b = (uintptr_t)base;
     me.align = b ? (b & -b) : SHMEMI_HEAP_ALIGN;
     check(hipIpcGetMemHandle(&me.handle, base), fn, "IPC handle of the device heap");
@@ -176,6 +237,7 @@ static int gpu_heap_init(size_t bytes) {
                          gpu.device, hipGetErrorString(e));
         shmemi.peers[pe].dev = p;
     }
+    report_sharing(cards, n);
     free(cards);
 
     /* Every PE's host heap (its words area: plans' gates, counters and views)
