@@ -1,7 +1,7 @@
 /* The kernels of the stream-ordered host API (shmemx_*_on_stream): a signal
  * update, a bounded signal wait and a bounded device barrier, each one
- * thread on the caller's stream. Shared by the C side (shmem/gpu.c) and the
- * GPU source shmem/gpu_stream.cu. */
+ * thread on the caller's stream. Shared by the C side (shmem/gpu_stream.c,
+ * shmem/plan/stream.c) and the GPU source shmem/gpu_stream.cu. */
 #ifndef SHMEMI_GPU_STREAM_H
 #define SHMEMI_GPU_STREAM_H
 
