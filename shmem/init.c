@@ -280,7 +280,7 @@ static void finalize(int implicit) {
     pthread_mutex_lock(&init_lock);
     if (shmemi.initialized) {
         shmemi_plan_fini();
-        shmemi_paths_check(1, "shmem_finalize");
+        shmemi_paths_check(SHMEMI_CHECK_DRAIN, "shmem_finalize");
         /* Complete this PE's operations, then wait for every PE to get here
          * (not a barrier: it must never pair with a peer's shmem_barrier_all). */
         shmemi_quiet(shmemi_ctx_default_handle, "shmem_finalize");

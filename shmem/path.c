@@ -65,10 +65,10 @@ void shmemi_paths_fence(struct shmemi_ctx *c, int pe, const char *fn) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void shmemi_paths_check(int drain, const char *fn) {
+void shmemi_paths_check(int how, const char *fn) {
     for (int i = 0; i < shmemi_npaths; i++)
         if (shmemi_paths[i]->check)
-            shmemi_paths[i]->check(drain, fn);
+            shmemi_paths[i]->check(how, fn);
 }
 
 /* ---------------------------------------------------------------- errors */

@@ -157,6 +157,14 @@ enum shmemi_amo_op {
     SHMEMI_AMO_XOR,
 };
 
+/* What a check of the path table's rows is for (shmemi_paths_check). */
+enum shmemi_check {
+    SHMEMI_CHECK_FAULTS = 0, /* report failures a row found asynchronously (ends the job) */
+    SHMEMI_CHECK_SYNC = 1,   /* a host barrier or sync: first complete the work this PE
+                                queued on its devices (GPU builds: SHMEM_BARRIER_GPU_SYNC) */
+    SHMEMI_CHECK_DRAIN = 2,  /* finalize: first wait for everything the rows still run */
+};
+
 /* What the host can do with device-heap memory (GPU runtime copies on a
  * library stream, atomics through a one-thread kernel): provided by
  * shmem/gpu.c in GPU builds, wrapped by the device row of the path table
@@ -182,9 +190,11 @@ struct shmemi_dev_ops {
                 uint64_t *old, int nbi, const char *fn);
     /* Complete every nbi operation of the path. */
     void (*quiet)(const char *fn);
-    /* Report (ending the job) a wait of the stream-ordered API that ran past
-     * its timeout; drain: first wait for every stream of this PE's GPU. */
-    void (*check)(int drain, const char *fn);
+    /* A check of the device row (enum shmemi_check): SYNC waits first for
+     * the work this PE queued on its GPU (SHMEM_BARRIER_GPU_SYNC); DRAIN
+     * (finalize) for the stream-ordered API's waits; then a wait of that API
+     * which ran past its timeout ends the job. */
+    void (*check)(int how, const char *fn);
     void (*fini)(void);
 };
 

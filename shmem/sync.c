@@ -73,14 +73,19 @@ void shmemi_barrier_all(void) {
     shmemi_sync_all();
 }
 
+/* The host barriers and syncs first complete the work this PE queued on its
+ * devices (SHMEMI_CHECK_SYNC: in GPU builds with a device heap, everything on
+ * the PE's GPU, unless SHMEM_BARRIER_GPU_SYNC=0), so that what it wrote there
+ * is visible to the peers that pass the barrier with it. */
 void shmem_barrier_all(void) {
     shmemi_check_init(__func__);
-    shmemi_paths_check(0, __func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_barrier_all();
 }
 
 void shmem_sync_all(void) {
     shmemi_check_init(__func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_sync_all();
 }
 
@@ -127,11 +132,14 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     shmemi_check_init(__func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_quiet(shmemi_ctx_default_handle, __func__);
     shmemi_sync_active_set(PE_start, logPE_stride, PE_size, pSync, __func__);
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
+    shmemi_check_init(__func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_sync_active_set(PE_start, logPE_stride, PE_size, pSync, __func__);
 }
 

@@ -135,6 +135,7 @@ int shmem_team_sync(shmem_team_t team) {
     const struct shmemi_team *t = shmemi_team_get(team, __func__);
     if (!t)
         return -1;
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__); /* as shmem_sync_all (sync.c) */
     shmemi_team_sync(t, __func__);
     return 0;
 }

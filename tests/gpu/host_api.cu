@@ -97,7 +97,7 @@ int main(void) {
     GT_EXPECT(peer != NULL, "shmem_ptr(dst, %d) is NULL", right);
     shmem_barrier_all();
     if (peer)
-        GT_CK(hipMemcpy(peer, src, N * sizeof(long), hipMemcpyDefault));
+        GT_COPY(peer, src, N * sizeof(long)); /* complete before the barrier */
     shmem_barrier_all();
     g = (long *)gt_to_host(dst, sizeof h);
     for (int i = 0; i < N; i++)
