@@ -10,6 +10,8 @@
  * After the routine the PE reads its slot and the left neighbour's buffer
  * from the host. With SHMEM_BARRIER_GPU_SYNC=0 (the setting's test) the
  * routine must return long before the kernel ends instead. */
+/* shmem_barrier and the 4-argument shmem_sync are deprecated: tested on purpose. */
+#define SHMEM_NO_DEPRECATION_WARNINGS 1
 #include "gpu_test.h"
 
 #include <string.h>
