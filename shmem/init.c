@@ -135,11 +135,18 @@ static void report_unknown(const char *name, const char *best, void *arg) {
         shmemi_warn("unknown environment variable %s", name);
 }
 
+/* Initialization calls not yet matched by a shmem_finalize (1.6: the library
+ * is initialized by the first and finalized by the call that matches the
+ * last); under init_lock. */
+static int init_calls;
+
 static void at_exit(void) {
     /* A program that returns from main without shmem_finalize still takes
      * part in the final barrier, so its peers do not wait forever. */
-    if (shmemi.initialized)
+    if (shmemi.initialized) {
+        init_calls = 1;
         shmem_finalize();
+    }
 }
 
 /* A PE that waits spins; two PEs sharing a core while another core idles
@@ -241,6 +248,7 @@ int shmem_init_thread(int requested, int *provided) {
             requested = SHMEM_THREAD_MULTIPLE;
         do_init(SHMEM_THREAD_MULTIPLE);
     }
+    init_calls++;
     pthread_mutex_unlock(&init_lock);
     /* Every level up to THREAD_MULTIPLE is supported. */
     if (provided)
@@ -258,7 +266,7 @@ void shmem_query_thread(int *provided) {
 
 void shmem_finalize(void) {
     pthread_mutex_lock(&init_lock);
-    if (shmemi.initialized) {
+    if (shmemi.initialized && --init_calls == 0) {
         shmemi_plan_fini();
         shmemi_paths_check(1, "shmem_finalize");
         shmemi_barrier_all();

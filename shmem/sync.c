@@ -304,7 +304,7 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }
-SHMEMI_P2P_TYPES(SHMEMI_P2P_CORE)
+SHMEMI_P2P_ALL_TYPES(SHMEMI_P2P_CORE)
 
 /* The bodies of the point-to-point rows of the op table: V is the one
  * comparison value, VALS the vector of them (or NULL). */

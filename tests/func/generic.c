@@ -197,7 +197,7 @@ SHMEMI_AMO_BIT_TYPES(TEST_AMO_BIT)
         shmem_barrier_all();                                                                       \
         shmem_free(iv);                                                                            \
     }
-SHMEMI_P2P_TYPES(TEST_P2P)
+SHMEMI_P2P_ALL_TYPES(TEST_P2P)
 
 /* ------------------------------------------------------------ collectives */
 #define TEST_COLL(T, N)                                                                            \
@@ -332,7 +332,7 @@ int main(void) {
 #define RUN_depr_std(T, N) depr_std_##N();
 #define RUN_depr_ext(T, N) depr_ext_##N();
 #define RUN_depr_wait(T, N) depr_wait_##N();
-    RUN(p2p, SHMEMI_P2P_TYPES);
+    RUN(p2p, SHMEMI_P2P_ALL_TYPES);
     RUN(coll, SHMEMI_RMA_TYPES);
     RUN(reduce_bit, SHMEMI_REDUCE_BIT_TYPES);
     RUN(reduce_minmax, SHMEMI_REDUCE_MINMAX_TYPES);
