@@ -24,6 +24,13 @@
 #else
 #define FUNC_SPEC_15 0
 #endif
+/* The same for OpenSHMEM 1.6. */
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
+    (SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 6))
+#define FUNC_SPEC_16 1
+#else
+#define FUNC_SPEC_16 0
+#endif
 
 __attribute__((format(printf, 4, 5))) static inline void
 func_fail(const char *file, int line, const char *cond, const char *fmt, ...)
