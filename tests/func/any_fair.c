@@ -31,8 +31,9 @@ static void every_index_but(const char *what, size_t (*next)(void *), void *arg,
 
 static long *ivars, *other;
 static long cmp_values[N];
+static const shmem_cmp_t eq = SHMEM_CMP_EQ; /* the type other implementations name */
 
-static size_t test_any(void *a) { return shmem_long_test_any(a, N, NULL, SHMEM_CMP_EQ, 1); }
+static size_t test_any(void *a) { return shmem_long_test_any(a, N, NULL, eq, 1); }
 static size_t test_any_vector(void *a) {
     return shmem_long_test_any_vector(a, N, NULL, SHMEM_CMP_EQ, cmp_values);
 }
