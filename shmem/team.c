@@ -92,10 +92,14 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     return w < 0 ? -1 : from_world(d, w);
 }
 
+/* The team's configuration as it is now (1.6). A mask of 0 asks for nothing:
+ * config may then be NULL, and is not written. */
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
     const struct shmemi_team *t = shmemi_team_get(team, __func__);
-    if (!t || !config)
+    if (!t || (!config && config_mask))
         return -1;
+    if (!config_mask)
+        return 0;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = t->config.num_contexts;
     return 0;

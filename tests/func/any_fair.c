@@ -89,6 +89,15 @@ int main(void) {
     CHECK(seen == ((size_t)1 << N) - 1, "the generic shmem_test_any missed indices: %#zx", seen);
 #endif
 
+    /* An empty test set (1.6): test_all gives 1, test_any SIZE_MAX, test_some 0. */
+    static const int none[N] = {1, 1, 1, 1, 1, 1, 1};
+    size_t idx[N];
+    CHECK(shmem_long_test_all(ivars, N, none, eq, 0) == 1, "test_all on an empty set");
+    CHECK(shmem_long_test_all(ivars, 0, NULL, eq, 0) == 1, "test_all on no elements");
+    CHECK(shmem_long_test_all_vector(ivars, N, none, eq, cmp_values) == 1, "test_all_vector");
+    CHECK(shmem_long_test_any(ivars, N, none, eq, 1) == SIZE_MAX, "test_any on an empty set");
+    CHECK(shmem_long_test_some(ivars, N, idx, none, eq, 1) == 0, "test_some on an empty set");
+
     /* Threads testing one array: each one sees every index. */
     pthread_t t[2];
     for (int k = 0; k < 2; k++)
