@@ -246,13 +246,15 @@ int shmem_init_thread(int requested, int *provided) {
             shmemi_fatal("shmem_init called after shmem_finalize: the library cannot restart");
         if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
             requested = SHMEM_THREAD_MULTIPLE;
-        do_init(SHMEM_THREAD_MULTIPLE);
+        do_init(requested);
     }
     init_calls++;
     pthread_mutex_unlock(&init_lock);
-    /* Every level up to THREAD_MULTIPLE is supported. */
+    /* Every level is supported (the library is always thread safe): the
+     * level provided is the one the first initialization requested, which
+     * programs compare with what they asked for. */
     if (provided)
-        *provided = SHMEM_THREAD_MULTIPLE;
+        *provided = shmemi.thread_level;
     return 0;
 }
 
