@@ -228,6 +228,20 @@ static int do_alltoalls(const struct grp *g, void *dest, const void *src, ptrdif
     return 0;
 }
 
+/* The byte length of the dest and source arrays of an element-wise
+ * collective (reductions, scans): both symmetric, and the same array or
+ * disjoint (ends the job otherwise). */
+static size_t elementwise_bytes(const struct grp *g, const void *dest, const void *src,
+                                size_t nelems, size_t es) {
+    size_t bytes = shmemi_bytes(nelems, es, g->fn);
+    check_sym(dest, bytes, g->fn);
+    check_sym(src, bytes, g->fn);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
+    if (d != s && d < s + bytes && s < d + bytes)
+        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
+    return bytes;
+}
+
 /* acc[i] = acc[i] OP x[i] for i < n. */
 typedef void (*combine_fn)(void *acc, const void *x, size_t n);
 
@@ -242,13 +256,8 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
                      combine_fn op) {
     if (!nelems)
         return 0;
-    size_t bytes = shmemi_bytes(nelems, es, g->fn);
-    check_sym(dest, bytes, g->fn);
-    check_sym(src, bytes, g->fn);
+    (void)elementwise_bytes(g, dest, src, nelems, es);
     int inplace = dest == src;
-    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
-    if (!inplace && d < s + bytes && s < d + bytes)
-        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
 
     size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
     size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);
@@ -306,13 +315,8 @@ static int do_scan(const struct grp *g, void *dest, const void *src, size_t nele
                    combine_fn add, int inclusive) {
     if (!nelems)
         return 0;
-    size_t bytes = shmemi_bytes(nelems, es, g->fn);
-    check_sym(dest, bytes, g->fn);
-    check_sym(src, bytes, g->fn);
+    size_t bytes = elementwise_bytes(g, dest, src, nelems, es);
     int inplace = dest == src;
-    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
-    if (!inplace && d < s + bytes && s < d + bytes)
-        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
     _Alignas(max_align_t) char stack[REDUCE_CHUNK];
     char *out = !inplace ? dest : bytes <= sizeof(stack) ? stack : malloc(bytes);
     if (!out)

@@ -48,10 +48,7 @@ static void shape(long *buf, size_t bsize, size_t nblocks, ptrdiff_t dst, ptrdif
 
 int main(void) {
     shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    func_ring(&me, &npes, &right, &left);
     long *buf = shmem_malloc(2 * CAP * sizeof(long));
     CHECK(buf, "shmem_malloc failed");
 

@@ -36,10 +36,7 @@ static void batch(shmem_ctx_t ctx, char *dst, const char *src, size_t hint, int 
 
 int main(void) {
     shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    func_ring(&me, &npes, &right, &left);
     char *dst = shmem_malloc(NPUT * LEN), *src = malloc(NPUT * LEN);
     long *counter = shmem_calloc(1, sizeof(long));
     CHECK(dst && src && counter, "allocation failed");
