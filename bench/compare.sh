@@ -195,6 +195,9 @@ done
 
 # ---------------------------------------------------------------- table
 headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 barrier_all,$np"
+# Collectives by size (coll_lat; the scans are ours only: 1.6)
+headline="$headline bcast_lat,8 bcast_lat,65536 fcollect_lat,8 alltoall_lat,8 reduce_long_sum_lat,8"
+headline="$headline reduce_long_sum_lat,65536 inscan_long_lat,8 exscan_long_lat,8"
 
 awk -F, -v headline="$headline" -v ours_id="$ours_id" -v theirs_id="$theirs_id" \
     -v np="$np" -v rounds="$repeat" -v tsv="$work/table.tsv" '

@@ -652,19 +652,19 @@ enum { SHMEMI_SCAN_ALL, SHMEMI_SCAN_ANY, SHMEMI_SCAN_SOME };
     }                                                                                       \
     SHMEMI_DFN void shmemi_dev_##N##_wait_until_all_vector(T *ivars, size_t nelems,         \
                                                            const int *status, int cmp,      \
-                                                           T *cmp_values) {                 \
+                                                           const T *cmp_values) {           \
         (void)shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,   \
                                          SHMEMI_SCAN_ALL);                                  \
     }                                                                                       \
     SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_any_vector(T *ivars, size_t nelems,       \
                                                              const int *status, int cmp,    \
-                                                             T *cmp_values) {               \
+                                                             const T *cmp_values) {         \
         return shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,  \
                                           SHMEMI_SCAN_ANY);                                 \
     }                                                                                       \
     SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_some_vector(                              \
         T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,               \
-        T *cmp_values) {                                                                    \
+        const T *cmp_values) {                                                              \
         return shmemi_dev_##N##_wait_scan(ivars, nelems, indices, status, cmp, cmp_values,  \
                                           1, SHMEMI_SCAN_SOME);                             \
     }                                                                                       \
@@ -685,23 +685,23 @@ enum { SHMEMI_SCAN_ALL, SHMEMI_SCAN_ANY, SHMEMI_SCAN_SOME };
     }                                                                                       \
     SHMEMI_DFN int shmemi_dev_##N##_test_all_vector(T *ivars, size_t nelems,                \
                                                     const int *status, int cmp,             \
-                                                    T *cmp_values) {                        \
+                                                    const T *cmp_values) {                  \
         return (int)shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,  \
                                           SHMEMI_SCAN_ALL);                                 \
     }                                                                                       \
     SHMEMI_DFN size_t shmemi_dev_##N##_test_any_vector(T *ivars, size_t nelems,             \
                                                        const int *status, int cmp,          \
-                                                       T *cmp_values) {                     \
+                                                       const T *cmp_values) {               \
         return shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,       \
                                      SHMEMI_SCAN_ANY);                                      \
     }                                                                                       \
     SHMEMI_DFN size_t shmemi_dev_##N##_test_some_vector(T *ivars, size_t nelems,            \
                                                         size_t *indices, const int *status, \
-                                                        int cmp, T *cmp_values) {           \
+                                                        int cmp, const T *cmp_values) {     \
         return shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, cmp_values, 1,    \
                                      SHMEMI_SCAN_SOME);                                     \
     }
-SHMEMI_P2P_TYPES(SHMEMI_DEV_P2P)
+SHMEMI_P2P_ALL_TYPES(SHMEMI_DEV_P2P)
 #undef SHMEMI_DEV_P2P
 
 /* ---------------------------------------------------------------- barrier */

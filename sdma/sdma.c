@@ -499,6 +499,12 @@ static int reach(struct sdma_queue *q, const void *p, uint64_t len, int *kind)
 
 int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
 {
+    return sdma_copy_flags(q, dst, src, bytes, 0);
+}
+
+int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes,
+                    unsigned flags)
+{
     uint32_t dw[SDMA_COPY_LINEAR_DW];
     uint64_t max;
     int rc;
@@ -510,7 +516,7 @@ int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
     while (bytes > 0) {
         uint32_t n = (uint32_t)(bytes > max ? max : bytes);
         sdma_pkt_copy_linear(dw, PTR(dst), PTR(src), n);
-        rc = sdma_queue_submit(q, dw, SDMA_COPY_LINEAR_DW);
+        rc = sdma_queue_submit_flags(q, dw, SDMA_COPY_LINEAR_DW, flags);
         if (rc)
             return rc;
         dst = (char *)dst + n;

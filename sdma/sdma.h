@@ -185,6 +185,10 @@ const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q);
 /* ---- convenience operations: one packet each (copies split), bounded wait on a full ring,
  * SDMA_ERR_NO_RESOURCE after it, SDMA_ERR_QUEUE when the queue is in error state ---- */
 int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes);
+/* The same with submit flags (SDMA_SUBMIT_NO_KICK: queued behind the doorbell; a later kick,
+ * mark or quiet of the queue starts it, and the engine finds it by itself in time). */
+int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes,
+                    unsigned flags);
 int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *src,
                  size_t src_pitch, size_t row_bytes, size_t rows);
 /* Block the queue until (*addr & mask) <func> ref (SDMA_POLL_*), forever (bounded by the

@@ -1,5 +1,5 @@
-/* Collectives: broadcast, collect, fcollect, alltoall, alltoalls and the
- * reductions, on teams (OpenSHMEM 1.5) and on active sets with a pSync (the
+/* Collectives: broadcast, collect, fcollect, alltoall, alltoalls, the
+ * reductions and the scans, on teams (OpenSHMEM 1.5) and on active sets with a pSync (the
  * deprecated forms).
  *
  * Every PE maps every peer's symmetric memory, so a collective is a sync,
@@ -228,6 +228,20 @@ static int do_alltoalls(const struct grp *g, void *dest, const void *src, ptrdif
     return 0;
 }
 
+/* The byte length of the dest and source arrays of an element-wise
+ * collective (reductions, scans): both symmetric, and the same array or
+ * disjoint (ends the job otherwise). */
+static size_t elementwise_bytes(const struct grp *g, const void *dest, const void *src,
+                                size_t nelems, size_t es) {
+    size_t bytes = shmemi_bytes(nelems, es, g->fn);
+    check_sym(dest, bytes, g->fn);
+    check_sym(src, bytes, g->fn);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
+    if (d != s && d < s + bytes && s < d + bytes)
+        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
+    return bytes;
+}
+
 /* acc[i] = acc[i] OP x[i] for i < n. */
 typedef void (*combine_fn)(void *acc, const void *x, size_t n);
 
@@ -242,13 +256,8 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
                      combine_fn op) {
     if (!nelems)
         return 0;
-    size_t bytes = shmemi_bytes(nelems, es, g->fn);
-    check_sym(dest, bytes, g->fn);
-    check_sym(src, bytes, g->fn);
+    (void)elementwise_bytes(g, dest, src, nelems, es);
     int inplace = dest == src;
-    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
-    if (!inplace && d < s + bytes && s < d + bytes)
-        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
 
     size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
     size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);
@@ -296,6 +305,48 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     return 0;
 }
 
+/* Scans (1.6): member i's dest is the sum of the sources of members 0..i
+ * (inclusive) or 0..i-1 (exclusive; member 0 gets zeros), element by element.
+ * Each member reads the sources of its prefix from their mappings, in member
+ * order, so a prefix has the same bits wherever it is summed. In place, the
+ * dests are sources others still read: the prefix is summed into a private
+ * buffer and written after a sync says every member has read what it needs. */
+static int do_scan(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                   combine_fn add, int inclusive) {
+    if (!nelems)
+        return 0;
+    size_t bytes = elementwise_bytes(g, dest, src, nelems, es);
+    int inplace = dest == src;
+    _Alignas(max_align_t) char stack[REDUCE_CHUNK];
+    char *out = !inplace ? dest : bytes <= sizeof(stack) ? stack : malloc(bytes);
+    if (!out)
+        shmemi_fatal("%s: out of memory for %zu bytes of scan scratch", g->fn, bytes);
+    int last = inclusive ? g->me : g->me - 1; /* the prefix: members 0..last */
+    size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
+
+    grp_sync(g); /* every source is ready */
+    for (size_t off = 0; off < nelems; off += step) {
+        size_t c = nelems - off < step ? nelems - off : step, cb = c * es;
+        char *acc = out + off * es;
+        const char *from = (const char *)src + off * es;
+        if (last < 0) {
+            memset(acc, 0, cb); /* all-bits-zero is 0 of every scan type */
+            continue;
+        }
+        memcpy(acc, shmemi_remote(from, cb, grp_pe(g, 0), g->fn), cb);
+        for (int i = 1; i <= last; i++)
+            add(acc, shmemi_remote(from, cb, grp_pe(g, i), g->fn), c);
+    }
+    if (inplace) {
+        grp_sync(g); /* every member has read every source it needs */
+        memcpy(dest, out, bytes);
+        if (out != stack)
+            free(out);
+    }
+    grp_sync(g); /* every read of my source done: the caller may reuse it */
+    return 0;
+}
+
 /* ------------------------------------------------------------- reductions */
 
 #define RED_AND(a, b) ((a) & (b))
@@ -331,6 +382,7 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
 SHMEMI_REDUCE_BIT_TYPES(SHMEMI_COMB_BIT)
 SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_COMB_MINMAX)
 SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_COMB_ARITH)
+SHMEMI_REDUCE_BIT_EXT_TYPES(SHMEMI_COMB_BIT)
 SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_TOALL_BIT)
 SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_TOALL_MINMAX)
 SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_TOALL_ARITH)
@@ -356,6 +408,8 @@ SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_TOALL_ARITH)
     SHMEMI_ON_TEAM(do_alltoalls(&g, dest, source, dst, sst, nelems, ESZ))
 #define SHMEMI_B_REDUCE(N, OP)                                                                \
     SHMEMI_ON_TEAM(do_reduce(&g, dest, source, nreduce, sizeof *dest, comb_##N##_##OP))
+#define SHMEMI_B_SCAN(N, INCL)                                                                \
+    SHMEMI_ON_TEAM(do_scan(&g, dest, source, nelems, sizeof *dest, comb_##N##_sum, INCL))
 /* The root's own dest is not written (the active-set definition). */
 #define SHMEMI_B_BROADCAST_SET(ESZ)                                                           \
     SHMEMI_ON_SET(do_broadcast(&g, dest, source, SHMEMI_NBYTES(ESZ), PE_root, 0))

@@ -22,9 +22,10 @@ static const char *engine_name = "none";
 /* Engine work of a context, per peer. `used` only grows: the peers whose
  * counts quiet looks at. */
 struct shmemi_ctx_pending {
-    uint64_t *used;   /* bitmap */
-    uint64_t *issued; /* operations queued for the context */
-    uint64_t *done;   /* operations a finished quiet completed */
+    uint64_t *used;     /* bitmap */
+    uint64_t *deferred; /* bitmap: copies queued without a doorbell (a batch session) */
+    uint64_t *issued;   /* operations queued for the context */
+    uint64_t *done;     /* operations a finished quiet completed */
 };
 
 /* Every address the engine is handed must be mapped for its GPU (a hardware engine runs in
@@ -126,11 +127,12 @@ static struct shmemi_ctx_pending *pending(struct shmemi_ctx *c) {
     if (SHMEMI_LIKELY(p))
         return p;
     size_t n = (size_t)shmemi.n_pes, words = (n + 63) / 64;
-    p = calloc(1, sizeof(*p) + (words + 2 * n) * sizeof(uint64_t));
+    p = calloc(1, sizeof(*p) + (2 * words + 2 * n) * sizeof(uint64_t));
     if (!p)
         shmemi_fatal("out of memory");
     p->used = (uint64_t *)(p + 1);
-    p->issued = p->used + words;
+    p->deferred = p->used + words;
+    p->issued = p->deferred + words;
     p->done = p->issued + n;
     struct shmemi_ctx_pending *expected = NULL;
     /* Release: the arrays are zeroed before another thread sees them. */
@@ -166,19 +168,43 @@ static void queue_failed(int pe, int rc, const char *fn) {
                  sdma_last_error());
 }
 
+/* Inside a batch session (shmem_ctx_session_start with SHMEM_CTX_SESSION_BATCH) a
+ * context's copies go into the ring without the doorbell: one doorbell (a futex wake of
+ * the soft engine's thread, an MMIO write on hardware queues) starts a whole batch, at
+ * the session's end or at the first quiet, whichever comes first. Completion and
+ * ordering do not change: quiet's fence rings the doorbell before it waits, and the
+ * engine finds a ring's new packets by itself in time. */
 int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe,
                        const char *fn) {
     if (!engine)
         return 0;
     struct sdma_queue *q = shmemi_rma_queue(pe);
-    int rc = sdma_copy(q, dst, src, bytes);
+    int batch = (__atomic_load_n(&c->session, __ATOMIC_RELAXED) & SHMEM_CTX_SESSION_BATCH) != 0;
+    int rc = sdma_copy_flags(q, dst, src, bytes, batch ? SDMA_SUBMIT_NO_KICK : 0);
     /* Ring full, or memory the engine's GPU does not map: the caller copies itself. */
     if (rc == SDMA_ERR_NO_RESOURCE || rc == SDMA_ERR_UNMAPPED)
         return 0;
     if (rc)
         queue_failed(pe, rc, fn);
     shmemi_engine_note(c, pe);
+    if (batch) {
+        struct shmemi_ctx_pending *p = pending(c);
+        __atomic_fetch_or(&p->deferred[pe / 64], 1ull << (pe % 64), __ATOMIC_RELAXED);
+    }
     return 1;
+}
+
+void shmemi_engine_session_flush(struct shmemi_ctx *c) {
+    struct shmemi_ctx_pending *p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+    for (int w = 0; p && w < (shmemi.n_pes + 63) / 64; w++) {
+        uint64_t bits = __atomic_exchange_n(&p->deferred[w], 0, __ATOMIC_ACQ_REL);
+        while (bits) {
+            struct sdma_queue *q = shmemi_rma_queue_peek(w * 64 + __builtin_ctzll(bits));
+            if (q)
+                sdma_queue_kick(q);
+            bits &= bits - 1;
+        }
+    }
 }
 
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,

@@ -28,6 +28,9 @@ void shmemi_engine_note(struct shmemi_ctx *c, int pe);
  * pe >= 0) before this call is complete and visible, whichever other threads
  * quiet the same context meanwhile. */
 void shmemi_engine_quiet(struct shmemi_ctx *c, int pe, const char *fn);
+/* Ring the doorbell of every queue that holds copies ctx queued without one
+ * (the end of a batch session). */
+void shmemi_engine_session_flush(struct shmemi_ctx *c);
 /* Free what the engine keeps for a context (shmem_ctx_destroy). */
 void shmemi_engine_ctx_free(struct shmemi_ctx *c);
 

@@ -450,10 +450,19 @@ void *shmem_realloc(void *ptr, size_t size) { return shmemi_heap_realloc(ptr, si
 
 void shmem_free(void *ptr) { shmemi_heap_free(ptr, __func__); }
 
+/* The hints (SHMEM_MALLOC_ATOMICS_REMOTE, SHMEM_MALLOC_SIGNAL_REMOTE) ask for
+ * memory where remote atomics or signals are fast. With a host heap every
+ * object is already such memory: peers update it with CPU atomics through
+ * their mapping. With a device heap (GPU builds) the user heap is GPU memory,
+ * which kernels and copy engines update at full speed and host threads
+ * through the atomic kernel; objects that host threads poll are better in
+ * global or static variables. Any hint, or none, gives the same symmetric
+ * object as shmem_malloc; bits that name no hint are ignored (the
+ * specification leaves hints to the implementation). */
 void *shmem_malloc_with_hints(size_t size, long hints) {
-    /* Every hint is valid here: on one node all memory is equally fast for
-     * remote atomics and signals. */
-    (void)hints;
+    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
+        shmemi_debug("%s: hints %#lx name no hint of this library; ignored", __func__,
+                     (unsigned long)hints);
     return shmemi_heap_malloc(0, size, __func__);
 }
 

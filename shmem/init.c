@@ -146,15 +146,22 @@ static void finalize(int implicit);
  * with another status the job is over: tell the peers and leave. */
 static pid_t init_pid;
 
+/* Initialization calls not yet matched by a shmem_finalize (1.6: the library
+ * is initialized by the first and finalized by the call that matches the
+ * last); under init_lock. */
+static int init_calls;
+
 static void at_exit(int status, void *arg) {
     (void)arg;
     /* A child the program forked is not the PE. */
     if (!shmemi.initialized || getpid() != init_pid)
         return;
-    if (status)
+    if (status) {
         shmemi_live_exit(status);
-    else
+    } else {
+        init_calls = 1; /* the implicit finalize matches every initialization */
         finalize(1);
+    }
 }
 
 /* A PE that waits spins; two PEs sharing a core while another core idles
@@ -257,12 +264,15 @@ int shmem_init_thread(int requested, int *provided) {
             shmemi_fatal("shmem_init called after shmem_finalize: the library cannot restart");
         if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
             requested = SHMEM_THREAD_MULTIPLE;
-        do_init(SHMEM_THREAD_MULTIPLE);
+        do_init(requested);
     }
+    init_calls++;
     pthread_mutex_unlock(&init_lock);
-    /* Every level up to THREAD_MULTIPLE is supported. */
+    /* Every level is supported (the library is always thread safe): the
+     * level provided is the one the first initialization requested, which
+     * programs compare with what they asked for. */
     if (provided)
-        *provided = SHMEM_THREAD_MULTIPLE;
+        *provided = shmemi.thread_level;
     return 0;
 }
 
@@ -278,7 +288,7 @@ void shmem_finalize(void) { finalize(0); }
 
 static void finalize(int implicit) {
     pthread_mutex_lock(&init_lock);
-    if (shmemi.initialized) {
+    if (shmemi.initialized && --init_calls == 0) {
         shmemi_plan_fini();
         shmemi_paths_check(SHMEMI_CHECK_DRAIN, "shmem_finalize");
         /* Complete this PE's operations, then wait for every PE to get here

@@ -202,6 +202,11 @@ struct shmemi_ctx_pending;
 struct shmemi_ctx {
     long options;
     shmem_team_t team; /* PE numbers of calls on the context are relative to it */
+    /* Its session (1.6): the SHMEM_CTX_SESSION_* options of the session under way
+     * (0: none) and its total_ops hint. Set and read by the threads that use the
+     * context, which a session does not make shareable. */
+    long session;
+    size_t session_ops;
     /* Copy-engine work queued for the context, per peer (shmem/engine.c);
      * allocated on first use. */
     struct shmemi_ctx_pending *pending;
@@ -308,6 +313,9 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                        const char *fn);
+/* The signal update alone (signal_add, signal_set) on a 64-bit word of pe. */
+void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                   const char *fn);
 /* The one core entry of every AMO: run `op` on the `size`-byte (4 or 8) word
  * `dest` of `pe`, reached through ctx. value and cond point at size-byte
  * values (cond only for CSWAP, may be NULL otherwise); fetch (NULL for the

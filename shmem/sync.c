@@ -177,6 +177,42 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
     r.path->load(&r, out, esize, fn);
 }
 
+/* The _any routines must not starve an index: a caller that tests until
+ * every index has been returned once (the specification's own example does)
+ * must see each of them, although index 0 may satisfy the comparison every
+ * time. So each scan starts just after the index the last call on the same
+ * array returned, and wraps around. The cursor is kept per thread, for the
+ * last few arrays a thread waited on (evicted in turn): no lock, and threads
+ * that test the same array do not disturb each other's order. */
+struct any_cursor {
+    const void *ivars;
+    size_t next; /* where the next scan of ivars starts */
+};
+#define ANY_CURSORS 8
+static _Thread_local struct any_cursor any_cursors[ANY_CURSORS];
+static _Thread_local unsigned any_evict;
+
+static struct any_cursor *any_cursor(const void *ivars, size_t n) {
+    for (int k = 0; k < ANY_CURSORS; k++) {
+        struct any_cursor *c = &any_cursors[k];
+        if (c->ivars == ivars) {
+            if (c->next >= n) /* the same array, called with fewer elements */
+                c->next = 0;
+            return c;
+        }
+    }
+    struct any_cursor *c = &any_cursors[any_evict++ % ANY_CURSORS];
+    *c = (struct any_cursor){ivars, 0};
+    return c;
+}
+
+/* Note the index an _any routine returns (SIZE_MAX: none) and return it. */
+static size_t any_returned(struct any_cursor *c, size_t i) {
+    if (i != SIZE_MAX)
+        c->next = i + 1;
+    return i;
+}
+
 #define SHMEMI_P2P_CORE(T, N)                                                                  \
     static inline T load_##N(const T *p, const char *fn) {                                    \
         T x;                                                                                  \
@@ -211,10 +247,11 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                 return 0;                                                                     \
         return 1;                                                                             \
     }                                                                                         \
-    static size_t any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals, int *live, \
-                          const char *fn) {                                                   \
+    /* The scan starts at index `from` and wraps around (see any_cursor). */                  \
+    static size_t any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,        \
+                          size_t from, int *live, const char *fn) {                           \
         *live = 0;                                                                            \
-        for (size_t i = 0; i < n; i++) {                                                      \
+        for (size_t k = 0, i = from; k < n; k++, i = i + 1 < n ? i + 1 : 0) {                 \
             if (st && st[i])                                                                  \
                 continue;                                                                     \
             *live = 1;                                                                        \
@@ -243,15 +280,23 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
         while (!all_##N(iv, n, st, cmp, v, vals, fn))                                         \
             shmemi_spin(&s);                                                                  \
     }                                                                                         \
+    static size_t test_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
+                               const char *fn) {                                              \
+        check_##N(iv, n, fn);                                                                 \
+        struct any_cursor *c = any_cursor(iv, n);                                             \
+        int live;                                                                             \
+        return any_returned(c, any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn));         \
+    }                                                                                         \
     static size_t wait_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
                                const char *fn) {                                              \
         check_##N(iv, n, fn);                                                                 \
+        struct any_cursor *c = any_cursor(iv, n);                                             \
         struct shmemi_spin s = {0};                                                           \
         int live;                                                                             \
         for (;;) {                                                                            \
-            size_t i = any_##N(iv, n, st, cmp, v, vals, &live, fn);                           \
+            size_t i = any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn);                  \
             if (i != SIZE_MAX || !live)                                                       \
-                return i;                                                                     \
+                return any_returned(c, i);                                                    \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }                                                                                         \
@@ -267,7 +312,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }
-SHMEMI_P2P_TYPES(SHMEMI_P2P_CORE)
+SHMEMI_P2P_ALL_TYPES(SHMEMI_P2P_CORE)
 
 /* The bodies of the point-to-point rows of the op table: V is the one
  * comparison value, VALS the vector of them (or NULL). */
@@ -285,9 +330,7 @@ SHMEMI_P2P_TYPES(SHMEMI_P2P_CORE)
     check_##N(ivars, nelems, __func__);                                                       \
     return all_##N(ivars, nelems, status, cmp, V, VALS, __func__);
 #define SHMEMI_B_TEST_ANY(N, V, VALS)                                                         \
-    int live;                                                                                 \
-    check_##N(ivars, nelems, __func__);                                                       \
-    return any_##N(ivars, nelems, status, cmp, V, VALS, &live, __func__);
+    return test_any_##N(ivars, nelems, status, cmp, V, VALS, __func__);
 #define SHMEMI_B_TEST_SOME(N, V, VALS)                                                        \
     int live;                                                                                 \
     check_##N(ivars, nelems, __func__);                                                       \
