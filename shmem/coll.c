@@ -19,6 +19,8 @@
  * which restores its words), so back-to-back collectives cannot race. */
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
+
 #include <stdlib.h>
 
 /* The members of a collective: world PE start + i * stride for i < size. */
@@ -34,8 +36,8 @@ struct grp {
 static inline int grp_pe(const struct grp *g, int i) { return g->start + i * g->stride; }
 
 /* Barrier among the members. The copies of a collective are memcpy calls,
- * which for large sizes use non-temporal stores that a release store does
- * not order: the full fence makes every copy of this PE visible before the
+ * which for large sizes use non-temporal stores (memcpy's, or
+ * sdma_copy_bytes') that a release store does not order: the full fence makes every copy of this PE visible before the
  * sync's release stores, which the peers acquire. */
 static void grp_sync(const struct grp *g) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -132,7 +134,7 @@ static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t
     const void *from = shmemi_remote(src, bytes, grp_pe(g, root), g->fn);
     grp_sync(g); /* the root's source is ready, every dest is free */
     if (g->me != root)
-        memcpy(dest, from, bytes);
+        sdma_copy_bytes(dest, from, bytes);
     else if (root_too && dest != src)
         memmove(dest, src, bytes);
     grp_sync(g); /* every copy done: the root may change its source */
@@ -150,7 +152,7 @@ static int do_collect(const struct grp *g, void *dest, const void *src, size_t b
     for (int i = 0; i < g->size; i++) {
         size_t n = grp_read(g, i);
         if (n)
-            memcpy((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
+            sdma_copy_bytes((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
         off += n;
     }
     grp_sync(g); /* every pull done; sizes may be published again */
@@ -169,7 +171,7 @@ static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t 
      * same source at once. */
     for (int k = 0; k < g->size; k++) {
         int i = (g->me + k) % g->size;
-        memcpy((char *)dest + (size_t)i * bytes, shmemi_remote(src, bytes, grp_pe(g, i), g->fn),
+        sdma_copy_bytes((char *)dest + (size_t)i * bytes, shmemi_remote(src, bytes, grp_pe(g, i), g->fn),
                bytes);
     }
     grp_sync(g);
@@ -186,7 +188,7 @@ static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t 
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size;
         void *to = shmemi_remote((char *)dest + (size_t)g->me * bytes, bytes, grp_pe(g, j), g->fn);
-        memcpy(to, (const char *)src + (size_t)j * bytes, bytes);
+        sdma_copy_bytes(to, (const char *)src + (size_t)j * bytes, bytes);
     }
     grp_sync(g);
     return 0;

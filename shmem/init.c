@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
 
@@ -162,6 +163,20 @@ static void bind_to_cpu(int local_rank, int local_size) {
     }
 }
 
+/* SHMEM_STREAM_COPY_MIN: auto, or a size (0: never). */
+static void set_stream_copies(void) {
+    const char *v = shmemi.cfg.STREAM_COPY_MIN;
+    size_t n;
+    if (!strcmp(v, "auto"))
+        n = sdma_copy_set_stream_min(SDMA_COPY_STREAM_AUTO);
+    else if (!shmemi_parse_size(v, &n))
+        sdma_copy_set_stream_min(n);
+    else
+        shmemi_fatal("SHMEM_STREAM_COPY_MIN=%s: expected auto or a size in bytes with an "
+                     "optional k/m/g suffix (0: never)", v);
+    shmemi_debug("copies of at least %zu bytes use streaming stores", n);
+}
+
 /* SHMEM_HEAP: auto is the device heap in GPU builds, the host heap in CPU
  * builds. */
 static void choose_heap_kind(void) {
@@ -198,6 +213,7 @@ static int do_init(int requested) {
     if (shmemi.my_pe == 0)
         shmemi_env_unknown(environ, report_unknown, NULL);
 
+    set_stream_copies();
     choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");

@@ -8,6 +8,7 @@
 
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
 #include "shmem/engine.h"
 
 /* A local buffer on this PE's device heap (GPU builds) is copied by the GPU
@@ -21,7 +22,7 @@ static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_r
     }
     if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, r->addr, src, n, r->pe, fn))
         return;
-    memcpy(r->addr, src, n);
+    sdma_copy_bytes(r->addr, src, n);
 }
 
 static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
@@ -33,7 +34,7 @@ static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
     }
     if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, dst, r->addr, n, r->pe, fn))
         return;
-    memcpy(dst, r->addr, n);
+    sdma_copy_bytes(dst, r->addr, n);
 }
 
 #define SHMEMI_SC __ATOMIC_SEQ_CST

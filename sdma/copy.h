@@ -1,0 +1,33 @@
+/* Host copies of bulk data: memcpy, or streaming (non-temporal) stores for copies too large
+ * to stay in the caches (they would only evict what the caller and the reader still use, and
+ * every cache-line write would first read the line: a third more memory traffic).
+ *
+ * sdma_copy_bytes() ends with a store fence when it streamed, so a release store after it
+ * publishes the data as it does after memcpy. The source and destination must not overlap
+ * (memcpy's contract). Host only. */
+#ifndef SDMA_COPY_H
+#define SDMA_COPY_H
+
+#include <stddef.h>
+#include <string.h>
+
+/* Copies of at least this many bytes stream (0: never). Initially auto: half of the
+ * last-level cache (sysconf), 8 MiB when the system does not say, never on processors
+ * without streaming stores. */
+extern size_t sdma_copy_stream_min;
+
+/* Set the threshold: 0 never streams, SDMA_COPY_STREAM_AUTO restores auto. Returns it. */
+#define SDMA_COPY_STREAM_AUTO ((size_t)-1)
+size_t sdma_copy_set_stream_min(size_t bytes);
+
+void sdma_copy_stream(void *dst, const void *src, size_t n);
+
+static inline void sdma_copy_bytes(void *dst, const void *src, size_t n)
+{
+    if (n >= sdma_copy_stream_min)
+        sdma_copy_stream(dst, src, n);
+    else
+        memcpy(dst, src, n);
+}
+
+#endif
