@@ -2,6 +2,7 @@
 #include "sdma/copy.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -10,9 +11,44 @@
 
 #define DEFAULT_STREAM_MIN ((size_t)8 << 20)
 
-static size_t auto_min(void)
+/* The last-level cache in bytes as sysfs says it (cpu0's highest-level data or unified
+ * cache), else as sysconf says it (which some virtual machines overstate), else 0. */
+static size_t llc_bytes(void)
 {
-#if defined(__x86_64__)
+    size_t best = 0;
+    int best_level = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], type[32] = "";
+        int level = 0;
+        unsigned long kb = 0;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        if (fscanf(f, "%d", &level) != 1)
+            level = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%31s", type) != 1)
+                type[0] = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%lu%c", &kb, &unit) < 1)
+                kb = 0;
+            fclose(f);
+        }
+        size_t bytes = unit == 'M' ? (size_t)kb << 20 : unit == 'K' ? (size_t)kb << 10 : kb;
+        if (strcmp(type, "Instruction") && level > best_level && bytes) {
+            best_level = level;
+            best = bytes;
+        }
+    }
+    if (best)
+        return best;
     long llc = -1;
 #ifdef _SC_LEVEL3_CACHE_SIZE
     llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -21,7 +57,14 @@ static size_t auto_min(void)
     if (llc <= 0)
         llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
-    return llc > 0 ? (size_t)llc / 2 : DEFAULT_STREAM_MIN;
+    return llc > 0 ? (size_t)llc : 0;
+}
+
+static size_t auto_min(void)
+{
+#if defined(__x86_64__)
+    size_t llc = llc_bytes();
+    return llc ? llc / 2 : DEFAULT_STREAM_MIN;
 #else
     return 0; /* no streaming stores here: memcpy always */
 #endif
@@ -96,11 +139,4 @@ void sdma_copy_stream(void *dst, const void *src, size_t n)
 #else
     memcpy(dst, src, n);
 #endif
-}
-
-__attribute__((constructor)) static void copy_init(void)
-{
-    sdma_copy_stream_min = auto_min();
-    if (!sdma_copy_stream_min)
-        sdma_copy_stream_min = (size_t)-1;
 }

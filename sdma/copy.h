@@ -11,12 +11,13 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Copies of at least this many bytes stream (0: never). Initially auto: half of the
- * last-level cache (sysconf), 8 MiB when the system does not say, never on processors
- * without streaming stores. */
+/* Copies of at least this many bytes stream: 8 MiB until sdma_copy_set_stream_min() sets
+ * it; SIZE_MAX: never. */
 extern size_t sdma_copy_stream_min;
 
-/* Set the threshold: 0 never streams, SDMA_COPY_STREAM_AUTO restores auto. Returns it. */
+/* Set the threshold: 0 never streams; SDMA_COPY_STREAM_AUTO: half of the last-level cache
+ * (sysfs, else sysconf), 8 MiB when the system does not say, never on processors without
+ * streaming stores. Returns the threshold set (0: never). */
 #define SDMA_COPY_STREAM_AUTO ((size_t)-1)
 size_t sdma_copy_set_stream_min(size_t bytes);
 
