@@ -206,6 +206,7 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     t = now(x);
     if (!x->poll_active) {
         x->poll_active = 1;
+        x->poll_counted = retry != SDMA_POLL_RETRY_FOREVER;
         x->poll_checks = 0;
         x->poll_start = t;
         x->wait_until = t;

@@ -104,25 +104,6 @@ void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
                  fn, addr, pe);
 }
 
-void shmemi_spin_slow(struct shmemi_spin *s) {
-    /* What we wait for may sit in our own copy engine's queue (a signal behind
-     * a non-blocking put): run it here rather than wait for its thread. */
-    if (sdma_engine_progress(shmemi_engine())) {
-        s->n = 0;
-        return;
-    }
-    /* Oversubscribed PEs (more PEs than cores) only progress if we let the
-     * one we wait for run. After a long wait (a few thousand turns, some
-     * hundred microseconds), nap: a PE that waits for a peer's computation
-     * leaves the core to copy-engine threads and to the computation. */
-    if (s->n < 4096) {
-        sched_yield();
-        return;
-    }
-    struct timespec ts = {0, 20000};
-    nanosleep(&ts, NULL);
-}
-
 /* ------------------------------------------------------------------- setup */
 
 static void report_unknown(const char *name, const char *best, void *arg) {
@@ -214,6 +195,8 @@ static int do_init(int requested) {
         shmemi_env_unknown(environ, report_unknown, NULL);
 
     set_stream_copies();
+    if (shmemi_wait_init())
+        shmemi_fatal("cannot set up waiting");
     choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");
@@ -330,7 +313,10 @@ int shmem_addr_accessible(const void *addr, int pe) {
 void *shmem_ptr(const void *dest, int pe) {
     shmemi_check_init(__func__);
     struct shmemi_route r;
-    return shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
+    void *p = shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
+    if (p) /* stores through it wake no one: waits re-read their words more often */
+        __atomic_store_n(&shmemi.raw_stores, 1, __ATOMIC_RELAXED);
+    return p;
 }
 
 void shmem_info_get_version(int *major, int *minor) {

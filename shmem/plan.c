@@ -23,8 +23,6 @@
 
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
-/* Host waits of the plan run the soft engine's ready packets themselves. */
-#define SHMEMI_VIEW_PROGRESS() sdma_engine_progress(shmemi_engine())
 #include "device/plan_view.h"
 #include "shmem/plan_ledger.h"
 #if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
@@ -155,6 +153,16 @@ const char *shmemx_plan_strerror(int code) {
 }
 
 static double now_s(void) { return (double)shmemi_view_now_ns() * 1e-9; }
+
+/* One turn of a host wait: the core's waiter (it spins, runs the engine's ready
+ * packets, then sleeps until a store wakes it: shmem/wait.c). Returns 1 when
+ * the caller should look at the clock: every 256 turns, and every turn once
+ * the waiter sleeps. The loop ends with shmemi_spin_end. */
+static int relax(struct shmemi_spin *sp, unsigned *spins) {
+    int look = (++*spins & 255) == 0 || sp->blocking;
+    shmemi_spin(sp);
+    return look;
+}
 
 /* The plan queues (one per peer, owned by shmem/queues.c) and their ledgers. */
 static int open_plan_queues(void) {
@@ -752,23 +760,31 @@ static int stream_error(struct shmemx_plan *p);
 static int stream_catch_up(struct shmemx_plan *p) {
     double deadline = now_s() + p->timeout_s;
     unsigned spins = 0;
+    struct shmemi_spin sp = {0};
+    int look = 0;
     for (;;) {
         uint32_t done = __atomic_load_n(p->done, __ATOMIC_ACQUIRE);
         int rc = stream_error(p);
-        if (rc)
+        if (rc) {
+            shmemi_spin_end(&sp);
             return rc;
+        }
         pthread_mutex_lock(&plan_lock);
         for (int q = 0; q < p->n; q++)
             if (q != p->me)
                 shmemi_ledger_release(&pqs[q].ledger, p, done);
         pthread_mutex_unlock(&plan_lock);
-        if (p->round <= VIEW_SLOTS || done >= p->round - VIEW_SLOTS)
+        if (p->round <= VIEW_SLOTS || done >= p->round - VIEW_SLOTS) {
+            shmemi_spin_end(&sp);
             return 0;
-        if ((spins & 255) == 255 && now_s() > deadline)
+        }
+        if (look && now_s() > deadline) {
+            shmemi_spin_end(&sp);
             return perr(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: the stream has not passed round "
                         "%u's fence within %g s (its view slot is still in use)", p->round,
                         p->round - VIEW_SLOTS, p->timeout_s);
-        shmemi_view_relax(&spins);
+        }
+        look = relax(&sp, &spins);
     }
 }
 
@@ -886,12 +902,14 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
     double deadline = now_s() + timeout_s;
     size_t cursor = 0;
     unsigned spins = 0;
-    int peer = -1;
+    int peer = -1, look = 0;
+    struct shmemi_spin sp = {0};
     for (;;) {
         if ((rc = recorded_error(p)))
             break;
         long c = first_missing(p, &cursor, &peer);
         if (c < 0) {
+            shmemi_spin_end(&sp);
             p->state = SHMEMX_PLAN_DELIVERED;
             pthread_mutex_lock(&plan_lock);
             for (int q = 0; q < p->n; q++)
@@ -900,7 +918,7 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
             pthread_mutex_unlock(&plan_lock);
             return 0;
         }
-        if ((spins & 255) == 255) {
+        if (look) {
             if ((rc = queue_failure(p)))
                 break;
             if (now_s() > deadline) {
@@ -920,8 +938,9 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
                 break;
             }
         }
-        shmemi_view_relax(&spins);
+        look = relax(&sp, &spins);
     }
+    shmemi_spin_end(&sp);
     p->state = SHMEMX_PLAN_FAILED;
     return rc;
 }
@@ -969,19 +988,24 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
             __atomic_store_n((uint32_t *)at_peer(&p->abortw[p->me], q), r, __ATOMIC_RELAXED);
         /* Release: our abort word is visible before the fence word. */
         __atomic_store_n((uint32_t *)at_peer(&p->fence[p->me], q), r, __ATOMIC_RELEASE);
+        shmemi_wake(q); /* its waits, and its engine's fence POLLs */
     }
     double deadline = now_s() + p->timeout_s;
     unsigned spins = 0;
+    int look = 0;
+    struct shmemi_spin sp = {0};
     for (int q = 0; q < p->n; q++) {
         while (q != p->me && __atomic_load_n(&p->fence[q], __ATOMIC_ACQUIRE) < r) {
-            if ((spins & 255) == 255 && now_s() > deadline) {
+            if (look && now_s() > deadline) {
+                shmemi_spin_end(&sp);
                 p->state = SHMEMX_PLAN_FAILED;
                 return perr(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: PE %d did not reach next_round "
                             "within %g s", r, q, p->timeout_s);
             }
-            shmemi_view_relax(&spins);
+            look = relax(&sp, &spins);
         }
     }
+    shmemi_spin_end(&sp);
     if (prc) {
         p->state = SHMEMX_PLAN_FAILED;
         return perr(p, prc, "%s", prep_msg);
@@ -1305,20 +1329,24 @@ static int blocked(struct shmemx_plan *p) {
 static int drain(struct shmemx_plan *p, double timeout_s) {
     double deadline = now_s() + timeout_s;
     unsigned spins = 0;
+    int look = 0, rc = 0;
+    struct shmemi_spin sp = {0};
     size_t first = (size_t)p->chunk_base[p->me];
-    for (size_t c = first; c < first + p->own; c++)
-        for (int q = 0; q < p->n; q++)
+    for (size_t c = first; c < first + p->own && !rc; c++)
+        for (int q = 0; q < p->n && !rc; q++)
             while (q != p->me &&
                    __atomic_load_n(&p->sent[c * (size_t)p->n + (size_t)q], __ATOMIC_ACQUIRE) < p->prepared) {
-                int rc = queue_failure(p);
-                if (rc)
-                    return rc;
-                if ((spins & 255) == 255 && now_s() > deadline)
-                    return perr(p, SHMEMX_PLAN_ETIMEDOUT, "close: chunk %zu did not reach PE %d "
-                                "within %g s", c, q, timeout_s);
-                shmemi_view_relax(&spins);
+                if ((rc = queue_failure(p)))
+                    break;
+                if (look && now_s() > deadline) {
+                    rc = perr(p, SHMEMX_PLAN_ETIMEDOUT, "close: chunk %zu did not reach PE %d "
+                              "within %g s", c, q, timeout_s);
+                    break;
+                }
+                look = relax(&sp, &spins);
             }
-    return 0;
+    shmemi_spin_end(&sp);
+    return rc;
 }
 
 /* Free what the plan holds. Collective (the symmetric words). */
@@ -1428,17 +1456,41 @@ void shmemi_plan_fini(void) {
 
 int shmemx_plan_owns(const shmemx_plan_view_t *view, int c) { return shmemi_view_owns(view, c); }
 
-/* No kick here: the PE that waits next runs the engine's ready packets itself
- * (a thread hand-off per gate cost more than the copies), and the engine
- * thread finds the open gate by itself within a millisecond otherwise. */
-void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) { shmemi_view_mark_ready(view, c); }
+/* The gate opened: with a core to spare for the engine's thread, wake it if it
+ * sleeps (one load otherwise). Without, no hand-off: a thread hand-off per
+ * gate costs more than the copies, and the PE that waits next (this one, in
+ * its plan wait) runs the engine's ready packets itself. */
+void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) {
+    if (shmemi_view_mark_ready(view, c) && shmemi_engine_offload())
+        shmemi_wake(shmemi.my_pe);
+}
 
 int shmemx_plan_arrived(const shmemx_plan_view_t *view, int c) {
     return shmemi_view_arrived(view, c);
 }
 
+/* The view's wait (device/plan_view.h) with the core's waiter: it sleeps
+ * once the wait lasts, until the engine's fence on the chunk wakes it. */
 int shmemx_plan_wait_chunk(const shmemx_plan_view_t *view, int c) {
-    return shmemi_view_wait_chunk(view, c);
+    uint64_t deadline = shmemi_view_now_ns() + view->timeout_ns;
+    unsigned spins = 0;
+    int look = 0, rc = SHMEMX_PLAN_OK;
+    struct shmemi_spin sp = {0};
+    while (!shmemi_view_arrived(view, c)) {
+        /* Acquire: pairs with the winner's CAS in shmemi_view_error. */
+        uint32_t err = __atomic_load_n(view->error, __ATOMIC_ACQUIRE);
+        if (err) {
+            rc = -(int)err;
+            break;
+        }
+        if (look && shmemi_view_now_ns() > deadline) {
+            rc = SHMEMX_PLAN_ETIMEDOUT;
+            break;
+        }
+        look = relax(&sp, &spins);
+    }
+    shmemi_spin_end(&sp);
+    return rc;
 }
 
 /* ---------------------------------------------------------- schedule builders */

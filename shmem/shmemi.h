@@ -62,11 +62,20 @@ struct shmemi_team_ctl {
      * split); written only by this PE, read by peers between two syncs. */
     struct shmemi_line post;
 };
+/* Blocking waits (shmem/wait.c): the threads of this PE (and its copy
+ * engine's thread) that sleep until something stores into this PE's memory
+ * count themselves in `sleepers` and sleep on `seq`, a futex word in shared
+ * memory; a writer that sees `sleepers` non-zero bumps `seq` and wakes them. */
+struct shmemi_wake {
+    _Alignas(SHMEMI_CACHELINE) uint32_t seq;
+    uint32_t sleepers;
+};
 struct shmemi_ctl {
     /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
      * which stores the barrier epoch here (one writer per word). */
     struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
     struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
+    struct shmemi_wake wake;
 };
 #define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
 /* With a device heap, the host heap starts with this many bytes of symmetric
@@ -204,6 +213,8 @@ struct shmemi_state {
     int words_gpu; /* the host heaps are registered: kernels use their host addresses */
 
     uint64_t barrier_epoch;
+    int wake_fence; /* writers fence before shmemi_wake's load (no membarrier here) */
+    int raw_stores; /* shmem_ptr handed out a pointer: words may change without a wake */
     struct shmemi_config cfg;
 };
 
@@ -288,11 +299,29 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn);
 /* Active-set barrier on the pSync words (no quiet). */
 void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, const char *fn);
 
-/* Waiting: spin briefly, then yield, so that oversubscribed PEs progress. */
+/* Waiting (shmem/wait.c). A wait spins while its core is its own (up to
+ * SHMEM_WAIT_SPIN_US), then sleeps on the wake word of the PE whose memory
+ * holds the awaited words until a writer wakes it, or until a timeout that
+ * grows to SHMEM_WAIT_SLEEP_MAX_US, so that shmemi_spin_slow runs at least
+ * that often. Once the thread has lost its core to another (involuntary
+ * switches), waits sleep after SHMEM_WAIT_SPIN_BUSY_US. The loop:
+ *     struct shmemi_spin s = {0};     (SHMEMI_SPIN_ON(pe): another PE's words)
+ *     while (!cond) shmemi_spin(&s);
+ *     shmemi_spin_end(&s);
+ * Every writer of such a word calls shmemi_wake(pe) after its store. */
 struct shmemi_spin {
-    unsigned n;
+    unsigned n;        /* turns */
+    int owner;         /* 1 + the world PE whose memory holds the words; 0: this PE */
+    int armed;         /* counted as a sleeper: the caller re-checks, the next turn sleeps */
+    int blocking;      /* the spin phase is over */
+    uint32_t seq;      /* the wake word when armed */
+    uint32_t sleep_us; /* the next sleep's timeout */
+    long switches;     /* involuntary context switches when the slow phase began */
+    uint64_t since_ns; /* when the slow phase began */
 };
+#define SHMEMI_SPIN_ON(pe) ((struct shmemi_spin){.owner = (pe) + 1})
 void shmemi_spin_slow(struct shmemi_spin *s);
+void shmemi_spin_disarm(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
     if (SHMEMI_LIKELY(++s->n < 128)) {
         sdma_cpu_relax();
@@ -300,6 +329,28 @@ static inline void shmemi_spin(struct shmemi_spin *s) {
     }
     shmemi_spin_slow(s);
 }
+static inline void shmemi_spin_end(struct shmemi_spin *s) {
+    if (SHMEMI_UNLIKELY(s->armed))
+        shmemi_spin_disarm(s);
+}
+
+/* After a store into PE pe's memory that a thread of pe may wait on (one
+ * load; a system call only when someone sleeps there). The waiter's side of
+ * the store-then-load ordering is an asymmetric fence (membarrier), or, where
+ * the kernel has none, the fence here. */
+void shmemi_wake_slow(int pe);
+static inline void shmemi_wake(int pe) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
+    if (SHMEMI_UNLIKELY(shmemi.wake_fence))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (SHMEMI_UNLIKELY(__atomic_load_n(&shmemi_ctl_of(pe)->wake.sleepers, __ATOMIC_RELAXED)))
+        shmemi_wake_slow(pe);
+}
+/* shmem_init: the waits' settings and the asymmetric fence (before any wait). */
+int shmemi_wait_init(void);
+/* A sleeper's side of the store-then-load ordering against writers that do
+ * not fence (after counting itself in, before it looks again). */
+void shmemi_wake_fence(void);
 
 /* Heap and static data. */
 int shmemi_heap_init(void);

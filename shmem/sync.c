@@ -59,9 +59,11 @@ void shmemi_sync_all(void) {
         /* Release: everything this PE stored before the barrier is visible
          * to whoever acquires this word. */
         __atomic_store_n(&to->barrier[k].v, epoch, __ATOMIC_RELEASE);
+        shmemi_wake((me + dist) % n);
         struct shmemi_spin s = {0};
         while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
     }
 }
 
@@ -110,14 +112,20 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
     if (shmemi.my_pe == start) {
         while (__atomic_load_n(count, __ATOMIC_ACQUIRE) != size - 1)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
         __atomic_store_n(count, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
-        for (int i = 1; i < size; i++)
-            __atomic_store_n((long *)shmemi_remote(release, sizeof(long), start + (int)(i * stride), fn),
-                             1L, __ATOMIC_RELEASE);
+        for (int i = 1; i < size; i++) {
+            int pe = start + (int)(i * stride);
+            __atomic_store_n((long *)shmemi_remote(release, sizeof(long), pe, fn), 1L,
+                             __ATOMIC_RELEASE);
+            shmemi_wake(pe);
+        }
     } else {
         __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+        shmemi_wake(start);
         while (__atomic_load_n(release, __ATOMIC_ACQUIRE) != 1)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
         __atomic_store_n(release, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
     }
 }
@@ -196,6 +204,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
         struct shmemi_spin s = {0};                                                           \
         while (!cmp_##N(ivar, cmp, cmp_value, __func__))                                      \
             shmemi_spin(&s);                                                                  \
+        shmemi_spin_end(&s);                                                                  \
     }                                                                                         \
     /* The array forms: `vals` is NULL for one value, else one per element. */                \
     static int all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals, const char *fn) { \
@@ -235,6 +244,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
         struct shmemi_spin s = {0};                                                           \
         while (!all_##N(iv, n, st, cmp, v, vals, fn))                                         \
             shmemi_spin(&s);                                                                  \
+        shmemi_spin_end(&s);                                                                  \
     }                                                                                         \
     static size_t wait_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
                                const char *fn) {                                              \
@@ -243,8 +253,10 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t i = any_##N(iv, n, st, cmp, v, vals, &live, fn);                           \
-            if (i != SIZE_MAX || !live)                                                       \
+            if (i != SIZE_MAX || !live) {                                                     \
+                shmemi_spin_end(&s);                                                          \
                 return i;                                                                     \
+            }                                                                                 \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }                                                                                         \
@@ -255,8 +267,10 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t k = some_##N(iv, n, idx, st, cmp, v, vals, &live, fn);                     \
-            if (k || !live)                                                                   \
+            if (k || !live) {                                                                 \
+                shmemi_spin_end(&s);                                                          \
                 return k;                                                                     \
+            }                                                                                 \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }                                                                                         \

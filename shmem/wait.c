@@ -1,0 +1,187 @@
+/* Waits that give their core back: spin, then sleep until a writer wakes us.
+ *
+ * Every wait of the library (barriers, team and active-set syncs, wait_until
+ * and the other point-to-point waits, locks, triggered plans' host waits)
+ * waits for a store into one PE's memory. Its loop spins first: on a quiet
+ * node a barrier or a plan round completes in microseconds, and a sleep and
+ * wake-up would cost more than the wait. When the wait lasts, or as soon as
+ * the thread has lost its core to another (its involuntary context switches
+ * grew: other PEs, other jobs, the copy engine want that core), it sleeps on
+ * the wake word of the PE that owns the memory (struct shmemi_wake in the
+ * control block, a futex word in shared memory: any process that maps it
+ * wakes it, without FUTEX_PRIVATE_FLAG):
+ *
+ *   waiter                                writer (any PE, any thread)
+ *   sleepers += 1                         store the word (put, AMO, barrier)
+ *   asymmetric fence (membarrier)         compiler barrier
+ *   seq0 = seq (acquire)                  if (sleepers) { seq += 1; FUTEX_WAKE }
+ *   re-check the condition (the loop)
+ *   FUTEX_WAIT(seq, seq0, timeout)
+ *   sleepers -= 1
+ *
+ * Either the writer sees the sleeper and bumps seq (then the wait returns at
+ * once, or the re-check saw the store), or its store was visible before the
+ * waiter's fence, and the re-check sees it. membarrier(GLOBAL_EXPEDITED) makes
+ * the writers' side free of fences: it runs a full barrier on every CPU that
+ * runs a thread of a process of the job (each registered at init). Without it
+ * the writers fence (shmemi.wake_fence).
+ *
+ * A sleep ends after a timeout that doubles up to SHMEM_WAIT_SLEEP_MAX_US, so
+ * the loop's slow path (and whatever checks it makes) runs at least that
+ * often. Words that may change without a wake -- a hardware copy engine's
+ * writes, a GPU kernel's, stores through a pointer from shmem_ptr -- are
+ * re-read every 20 to 100 us instead. */
+#define _GNU_SOURCE
+#include "shmem/shmemi.h"
+
+#include "sdma/sdma.h"
+#include "shmem/engine.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNRELIABLE_FIRST_US 20
+#define UNRELIABLE_MAX_US 100
+#define RELIABLE_FIRST_US 1000
+/* A thread that lost its core stays "busy" this long: its waits sleep early. */
+#define BUSY_MEMORY_NS 1000000000ull
+
+static int membarrier_ok;
+static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a wait */
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long switches(void) {
+    struct rusage r;
+    if (getrusage(RUSAGE_THREAD, &r))
+        return 0;
+    return r.ru_nivcsw;
+}
+
+static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
+    return syscall(SYS_futex, w, op, v, ts, NULL, 0);
+}
+
+int shmemi_wait_init(void) {
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_ok = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    shmemi.wake_fence = !membarrier_ok;
+    if (!membarrier_ok)
+        shmemi_debug("no membarrier(GLOBAL_EXPEDITED): writers fence before they look for "
+                     "sleepers");
+    if (shmemi.cfg.WAIT_SPIN_US < 0 || shmemi.cfg.WAIT_SPIN_BUSY_US < 0 ||
+        shmemi.cfg.WAIT_SLEEP_MAX_US < 1)
+        shmemi_fatal("SHMEM_WAIT_SPIN_US=%ld, SHMEM_WAIT_SPIN_BUSY_US=%ld and "
+                     "SHMEM_WAIT_SLEEP_MAX_US=%ld: the first two must be at least 0, the last "
+                     "at least 1",
+                     shmemi.cfg.WAIT_SPIN_US, shmemi.cfg.WAIT_SPIN_BUSY_US,
+                     shmemi.cfg.WAIT_SLEEP_MAX_US);
+    return 0;
+}
+
+/* The other side of the writers' compiler barrier: a full barrier on every
+ * CPU that runs a thread of the job, so a store made before it is visible to
+ * our next load, or the writer's load after it sees our sleeper count. */
+void shmemi_wake_fence(void) {
+    if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static struct shmemi_wake *wake_of(const struct shmemi_spin *s) {
+    return &shmemi_ctl_of(s->owner ? s->owner - 1 : shmemi.my_pe)->wake;
+}
+
+/* Whether every writer of the words waited on wakes its sleepers: not when a
+ * hardware engine or a GPU writes them, nor after shmem_ptr handed out a
+ * pointer that user code may store through. */
+static int wakes_reliable(void) {
+    return !shmemi.raw_stores && shmemi.heap_kind == SHMEMI_HEAP_HOST &&
+           shmemi_engine_wakes();
+}
+
+void shmemi_wake_slow(int pe) {
+    struct shmemi_wake *w = &shmemi_ctl_of(pe)->wake;
+    /* Release: the store that the caller made is visible to a waiter that
+     * reads the new sequence (it re-checks after reading it). */
+    __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
+    futex(&w->seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+void shmemi_spin_disarm(struct shmemi_spin *s) {
+    __atomic_fetch_sub(&wake_of(s)->sleepers, 1, __ATOMIC_RELAXED);
+    s->armed = 0;
+}
+
+/* Count ourselves in; the caller re-checks its condition before we sleep. */
+static void arm(struct shmemi_spin *s) {
+    struct shmemi_wake *w = wake_of(s);
+    __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);
+    shmemi_wake_fence();
+    s->seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+    s->armed = 1;
+}
+
+static void sleep_armed(struct shmemi_spin *s) {
+    int reliable = wakes_reliable();
+    uint32_t cap = reliable ? (uint32_t)shmemi.cfg.WAIT_SLEEP_MAX_US : UNRELIABLE_MAX_US;
+    if (!s->sleep_us)
+        s->sleep_us = reliable ? RELIABLE_FIRST_US : UNRELIABLE_FIRST_US;
+    if (s->sleep_us > cap)
+        s->sleep_us = cap;
+    struct timespec ts = {(time_t)(s->sleep_us / 1000000), (long)(s->sleep_us % 1000000) * 1000};
+    futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
+    shmemi_spin_disarm(s);
+    if (s->sleep_us < cap)
+        s->sleep_us *= 2;
+}
+
+void shmemi_spin_slow(struct shmemi_spin *s) {
+    /* Checks that must go on while a thread waits belong here: this runs at
+     * least every SHMEM_WAIT_SLEEP_MAX_US, asleep or not. */
+    if (s->armed) {
+        sleep_armed(s);
+        return;
+    }
+    /* What we wait for may sit in our own copy engine's queue (a signal behind
+     * a non-blocking put): run it here rather than wait for its thread. */
+    if (sdma_engine_progress(shmemi_engine())) {
+        s->n = 0;
+        return;
+    }
+    if (s->blocking) {
+        arm(s);
+        return;
+    }
+    if (!s->since_ns) {
+        s->since_ns = now_ns();
+        s->switches = switches();
+        return;
+    }
+    /* Spin on: between two looks at the clock (and the switch count, a system
+     * call) a few microseconds of pause instructions. */
+    if ((s->n & 63) != 0) {
+        sdma_cpu_relax();
+        return;
+    }
+    uint64_t t = now_ns(), spun = t - s->since_ns;
+    if (s->switches != switches())
+        busy_at_ns = t; /* another thread took our core meanwhile */
+    int busy = busy_at_ns && t - busy_at_ns < BUSY_MEMORY_NS;
+    long limit_us = busy ? shmemi.cfg.WAIT_SPIN_BUSY_US : shmemi.cfg.WAIT_SPIN_US;
+    if (spun >= (uint64_t)limit_us * 1000u) {
+        s->blocking = 1;
+        arm(s);
+    }
+}
