@@ -11,7 +11,8 @@
  *   - A parked POLL: it sleeps on the engine's shared wake word (sdma_engine_config
  *     wake_seq), counted as a sleeper, so that whoever stores a polled word -- a thread of
  *     another process included -- wakes it; a kick wakes it too. Its timeout is the POLL's
- *     deadline. Without a wake word, parked POLLs are re-checked on a timer.
+ *     deadline. With polls_by_callers it sleeps as when idle (the waiters run the packets);
+ *     with neither, parked POLLs are re-checked on a timer.
  *   - Producers that cannot kick or wake (GPU kernels: tagged or GPU-written rings, and
  *     queues whose POLLs wait on words kernels write, SDMA_QUEUE_GPU_WRITES) are served by
  *     a timer while such a queue is open (rings) or has a POLL waiting (GPU_WRITES): a
@@ -241,8 +242,9 @@ static void after_batch(struct soft_engine *se, struct soft_queue *sq)
  * word (nothing wakes us), it counts its checks, or no wake word is configured. */
 static int poll_timed(const struct soft_engine *se, const struct soft_queue *sq)
 {
+    const struct sdma_engine_config *cfg = &se->e->cfg;
     return (sq->q->flags & SDMA_QUEUE_GPU_WRITES) || sq->x.poll_counted ||
-           !se->e->cfg.wake_seq;
+           (!cfg->wake_seq && !cfg->polls_by_callers);
 }
 
 /* Rings that GPU producers write without kicking: re-checked on a timer while open. */
@@ -330,7 +332,7 @@ static void *soft_main(void *arg)
          * reads `sleeping`, so either we see its doorbell here or it sees us sleeping and
          * wakes us (and futex_wait refuses to sleep if the word moved). A parked POLL's
          * word is written by others the same way against the shared word's sleeper count. */
-        int shared = parked && !timed;
+        int shared = parked && !timed && cfg->wake_seq;
         uint32_t *word = shared ? cfg->wake_seq : &se->wake_seq;
         uint32_t seq;
         __atomic_store_n(&se->sleeping, shared ? SLEEP_SHARED : SLEEP_IDLE, __ATOMIC_SEQ_CST);

@@ -93,6 +93,10 @@ struct sdma_engine_config {
     uint32_t *wake_sleepers;
     int wake_shared;
     void (*wake_fence)(void);
+    /* soft: 1 (with wake_seq NULL): a waiting POLL neither keeps the thread awake nor sets a
+     * timer; it is looked at again on the next kick, or by a caller of sdma_engine_progress
+     * (where no CPU is free for the thread, the waiters run the packets). */
+    int polls_by_callers;
 };
 
 /* Parse a PCI bus id ("dddd:bb:dd.f" as hipDeviceGetPCIBusId writes it, or "bb:dd.f") into

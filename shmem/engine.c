@@ -61,13 +61,13 @@ static void map_symmetric(void) {
  * from a PE's computation and every hand-off costs a scheduling round: the
  * caller copies at once instead, and the _nbi put is never slower than the
  * blocking one. A hardware engine costs no CPU: always. */
-static void choose_offload(void) {
+static void choose_offload(const char *kind) {
     const char *m = shmemi.cfg.NBI_ENGINE;
     if (!strcmp(m, "always") || !strcmp(m, "never")) {
         shmemi_engine_offload_on = !strcmp(m, "always");
         return;
     }
-    if (!shmemi_engine_wakes()) { /* hardware */
+    if (strcmp(kind, "soft")) { /* hardware, or its proxy */
         shmemi_engine_offload_on = 1;
         return;
     }
@@ -96,13 +96,21 @@ int shmemi_engine_init(void) {
     cfg.max_copy_bytes = shmemi.cfg.ENGINE_COPY_CHUNK;
     cfg.burst_nop = shmemi.cfg.ENGINE_BURST_NOP;
     /* A POLL waits on words of this PE's memory that peers and its own threads store
-     * (plan gates and fences, wait flags): the engine's thread sleeps on this PE's wake
-     * word, where those writers look for sleepers (shmem/wait.c). */
-    struct shmemi_wake *w = &shmemi_ctl_of(shmemi.my_pe)->wake;
-    cfg.wake_seq = &w->seq;
-    cfg.wake_sleepers = &w->sleepers;
-    cfg.wake_shared = 1;
-    cfg.wake_fence = shmemi_wake_fence;
+     * (plan gates and fences, wait flags). Where a CPU is free for the engine's thread, it
+     * sleeps on this PE's wake word, where those writers look for sleepers (shmem/wait.c),
+     * and runs the chains as soon as they may go. Where none is, waking it would take a
+     * PE's core (and, preempted while it holds the queues, stall the PEs that wait): the
+     * PE's own waits run the chains instead. */
+    choose_offload(kind);
+    if (shmemi_engine_offload_on) {
+        struct shmemi_wake *w = &shmemi_ctl_of(shmemi.my_pe)->wake;
+        cfg.wake_seq = &w->seq;
+        cfg.wake_sleepers = &w->sleepers;
+        cfg.wake_shared = 1;
+        cfg.wake_fence = shmemi_wake_fence;
+    } else {
+        cfg.polls_by_callers = 1;
+    }
     if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
         cfg.copy_2d = SDMA_COPY_2D_LARGE;
     else if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "sw13"))
@@ -138,7 +146,6 @@ int shmemi_engine_init(void) {
     rma_idle_at = calloc((size_t)shmemi.n_pes, sizeof(*rma_idle_at));
     if (!rma_idle_at)
         return -1;
-    choose_offload();
     shmemi_debug("copy engine: %s; large non-blocking transfers %s", sdma_engine_target(engine),
                  shmemi_engine_offload_on ? "go to it" : "are copied by the caller");
     return 0;

@@ -258,6 +258,7 @@ void shmem_finalize(void) {
         shmemi_plan_fini();
         shmemi_paths_check(1, "shmem_finalize");
         shmemi_barrier_all();
+        shmemi_wait_report();
         shmemi_engine_fini();
         shmemi_device_state_fini();
         shmemi.initialized = 0;

@@ -179,7 +179,11 @@ static int open_plan_queues(void) {
     return 0;
 }
 
+/* Where the engine's thread has no CPU of its own, no kick: the caller waits
+ * next and runs the chains itself (shmem/engine.c). */
 static void kick(void) {
+    if (!shmemi_engine_offload())
+        return;
     for (int p = 0; p < shmemi.n_pes; p++)
         if (pqs && pqs[p].q) {
             sdma_queue_kick(pqs[p].q); /* one engine thread serves them all */

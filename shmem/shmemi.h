@@ -348,6 +348,8 @@ static inline void shmemi_wake(int pe) {
 }
 /* shmem_init: the waits' settings and the asymmetric fence (before any wait). */
 int shmemi_wait_init(void);
+/* SHMEM_DEBUG: how the waits' sleeps ended (finalize). */
+void shmemi_wait_report(void);
 /* A sleeper's side of the store-then-load ordering against writers that do
  * not fence (after counting itself in, before it looks again). */
 void shmemi_wake_fence(void);

@@ -4,12 +4,16 @@
  * and the other point-to-point waits, locks, triggered plans' host waits)
  * waits for a store into one PE's memory. Its loop spins first: on a quiet
  * node a barrier or a plan round completes in microseconds, and a sleep and
- * wake-up would cost more than the wait. When the wait lasts, or as soon as
- * the thread has lost its core to another (its involuntary context switches
- * grew: other PEs, other jobs, the copy engine want that core), it sleeps on
- * the wake word of the PE that owns the memory (struct shmemi_wake in the
- * control block, a futex word in shared memory: any process that maps it
- * wakes it, without FUTEX_PRIVATE_FLAG):
+ * wake-up would cost more than the wait. It spins with pause instructions,
+ * never sched_yield: another job's thread on the core would get it for a
+ * whole time slice and the awaited store would go unseen meanwhile (a
+ * sleeping waiter is woken instead) -- except where the job has more PEs than
+ * CPUs, where the thread that wants the core is most likely the PE we wait
+ * for. After SHMEM_WAIT_SPIN_US (SHMEM_WAIT_SPIN_BUSY_US once the thread has
+ * lost its core in a wait within the last second, or the job is crowded), it
+ * sleeps on the wake word of the PE that owns the memory (struct shmemi_wake
+ * in the control block, a futex word in shared memory: any process that maps
+ * it wakes it, without FUTEX_PRIVATE_FLAG):
  *
  *   waiter                                writer (any PE, any thread)
  *   sleepers += 1                         store the word (put, AMO, barrier)
@@ -54,6 +58,10 @@
 #define BUSY_MEMORY_NS 1000000000ull
 
 static int membarrier_ok;
+/* How sleeps ended (SHMEM_DEBUG prints them at finalize): woken by a writer,
+ * the word had moved before we slept, timed out. */
+static uint64_t slept_woken, slept_moved, slept_timeout;
+static int crowded; /* more PEs of the job on this node than CPUs this PE may use */
 static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a wait */
 
 static uint64_t now_ns(void) {
@@ -78,6 +86,9 @@ int shmemi_wait_init(void) {
     membarrier_ok = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
     shmemi.wake_fence = !membarrier_ok;
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+    crowded = shmemi.boot->local_size > cpus;
     if (!membarrier_ok)
         shmemi_debug("no membarrier(GLOBAL_EXPEDITED): writers fence before they look for "
                      "sleepers");
@@ -141,7 +152,10 @@ static void sleep_armed(struct shmemi_spin *s) {
     if (s->sleep_us > cap)
         s->sleep_us = cap;
     struct timespec ts = {(time_t)(s->sleep_us / 1000000), (long)(s->sleep_us % 1000000) * 1000};
-    futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
+    long rc = futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
+    int e = rc ? errno : 0;
+    __atomic_fetch_add(rc == 0 ? &slept_woken : e == ETIMEDOUT ? &slept_timeout : &slept_moved,
+                       1, __ATOMIC_RELAXED);
     shmemi_spin_disarm(s);
     if (s->sleep_us < cap)
         s->sleep_us *= 2;
@@ -171,17 +185,35 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
     }
     /* Spin on: between two looks at the clock (and the switch count, a system
      * call) a few microseconds of pause instructions. */
+    /* Spin without system calls. Not sched_yield: with another job's thread
+     * on the core, a yield gives it the core for a whole time slice (ms), and
+     * the store we wait for goes unseen all that time; a sleep is woken. But
+     * where the job itself has more PEs than CPUs, the thread that wants our
+     * core is most likely the PE we wait for: give it the core. */
     if ((s->n & 63) != 0) {
-        sdma_cpu_relax();
+        if (crowded)
+            sched_yield();
+        else
+            sdma_cpu_relax();
         return;
     }
+    uint64_t t0 = busy_at_ns;
     uint64_t t = now_ns(), spun = t - s->since_ns;
     if (s->switches != switches())
         busy_at_ns = t; /* another thread took our core meanwhile */
-    int busy = busy_at_ns && t - busy_at_ns < BUSY_MEMORY_NS;
-    long limit_us = busy ? shmemi.cfg.WAIT_SPIN_BUSY_US : shmemi.cfg.WAIT_SPIN_US;
+    else if (t0 && t - t0 > BUSY_MEMORY_NS)
+        busy_at_ns = 0; /* a second without losing it */
+    long limit_us = busy_at_ns || crowded ? shmemi.cfg.WAIT_SPIN_BUSY_US : shmemi.cfg.WAIT_SPIN_US;
     if (spun >= (uint64_t)limit_us * 1000u) {
         s->blocking = 1;
         arm(s);
     }
+}
+
+void shmemi_wait_report(void) {
+    shmemi_debug("waits slept %llu times: %llu woken by a writer, %llu found the word moved, "
+                 "%llu timed out",
+                 (unsigned long long)(slept_woken + slept_moved + slept_timeout),
+                 (unsigned long long)slept_woken, (unsigned long long)slept_moved,
+                 (unsigned long long)slept_timeout);
 }
