@@ -235,6 +235,7 @@ int shmem_init_thread(int requested, int *provided) {
             shmemi_fatal("shmem_init called after shmem_finalize: the library cannot restart");
         if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
             requested = SHMEM_THREAD_MULTIPLE;
+        shmemi.thread_asked = requested;
         do_init(SHMEM_THREAD_MULTIPLE);
     }
     pthread_mutex_unlock(&init_lock);
@@ -244,7 +245,15 @@ int shmem_init_thread(int requested, int *provided) {
     return 0;
 }
 
-void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL); }
+/* Every level is provided; the level asked for is remembered (shmem_init asks
+ * for none: SINGLE), and lets deprecated active-set collectives over every PE
+ * take the barrier-free path (they may not run concurrently then). */
+void shmem_init(void) {
+    int first = !__atomic_load_n(&shmemi.initialized, __ATOMIC_ACQUIRE);
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL);
+    if (first)
+        __atomic_store_n(&shmemi.thread_asked, SHMEM_THREAD_SINGLE, __ATOMIC_RELAXED);
+}
 
 void shmem_query_thread(int *provided) {
     shmemi_check_init(__func__);

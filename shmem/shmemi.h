@@ -70,14 +70,29 @@ struct shmemi_wake {
     _Alignas(SHMEMI_CACHELINE) uint32_t seq;
     uint32_t sleepers;
 };
+/* Small collectives without barriers (shmem/coll.c): PE p's message to this
+ * PE in one exchange lands in ll[area][seq & 1][p], written only by p: its
+ * bytes, then seq (release), which counts p's messages to this PE in that
+ * area. Two slots per sender suffice: every exchange sends to and waits for
+ * every member, so a sender's message k + 2 follows our message k + 1, which
+ * we send only after reading its message k. Jobs of up to SHMEMI_LL_PES. */
+#define SHMEMI_LL_PES 128
+#define SHMEMI_LL_BYTES 112
+#define SHMEMI_LL_AREAS 2 /* the WORLD team; active sets over every PE */
+struct shmemi_ll_slot {
+    _Alignas(SHMEMI_CACHELINE) uint64_t seq;
+    uint64_t pad; /* the bytes start 16-byte aligned */
+    unsigned char data[SHMEMI_LL_BYTES];
+};
 struct shmemi_ctl {
     /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
      * which stores the barrier epoch here (one writer per word). */
     struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
     struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
     struct shmemi_wake wake;
+    struct shmemi_ll_slot ll[SHMEMI_LL_AREAS][2][SHMEMI_LL_PES];
 };
-#define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
+#define SHMEMI_CTL_SIZE ((size_t)128 * 1024)
 /* With a device heap, the host heap starts with this many bytes of symmetric
  * words the host, kernels and copy engines all reach (triggered plans' gates,
  * counters and views): shmemi_words_malloc. */
@@ -192,6 +207,7 @@ struct shmemi_state {
     int finalized;
     int my_pe, n_pes;
     int thread_level;
+    int thread_asked; /* the level the program asked for (shmem_init: SINGLE) */
     struct boot *boot;
 
     char *heap_base; /* my host heap: [user heap, device control area] (host heap
