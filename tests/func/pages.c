@@ -3,9 +3,9 @@
  *   - a large zero static array is not copied into the shared object at
  *     init (its pages stay unallocated until written: mincore), while a page
  *     of it written before shmem_init keeps its contents for every PE;
- *   - the first put and get of a fresh 8 MiB allocation take no page faults
- *     in the caller (its pages were mapped into every PE's view when it was
- *     allocated). */
+ *   - the first put and get of a fresh 8 MiB allocation take (almost) no
+ *     page faults in the caller (its pages were mapped into every PE's view
+ *     when it was allocated). */
 #include "check.h"
 
 #include <stdint.h>
@@ -67,8 +67,11 @@ int main(void) {
     shmem_barrier_all();
     shmem_getmem(dst, buf, XFER, next);
     long faults = minor_faults() - f0;
-    CHECK(faults < 64, "%ld page faults in the first 8 MiB put and get of a fresh allocation",
-          faults);
+    /* Unpopulated, the put alone faults once per page (2048); a sanitizer's
+     * shadow of the destination takes an eighth of that. */
+    long pages = (long)(XFER / (size_t)page);
+    CHECK(faults < pages / 4, "%ld page faults in the first 8 MiB put and get of a fresh "
+          "allocation (%ld pages)", faults, pages);
     int prev = (me + n - 1) % n;
     CHECK(buf[0] == prev + 1 && buf[XFER - 1] == prev + 1, "put data wrong");
     CHECK(dst[0] == me + 1 && dst[XFER - 1] == me + 1, "get data wrong");
