@@ -161,10 +161,11 @@ static void ll_exchange(const struct grp *g, int area, size_t len,
         memcpy(sl->data, msg(arg, j), len);
         /* Release: the bytes are visible to whoever sees the sequence. */
         __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
-        shmemi_wake(pe);
+        shmemi_wake_at(pe, sl, sizeof(*sl));
     }
     struct shmemi_ctl *mine = shmemi_ctl_of(me);
     struct shmemi_spin sp = {0};
+    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
     for (int m = 0; m < g->size; m++) {
         got[m] = NULL;
         if (m == g->me)

@@ -105,7 +105,7 @@ int shmemi_engine_init(void) {
     if (shmemi_engine_offload_on) {
         struct shmemi_wake *w = &shmemi_ctl_of(shmemi.my_pe)->wake;
         cfg.wake_seq = &w->seq;
-        cfg.wake_sleepers = &w->sleepers;
+        cfg.wake_sleepers = &w->any; /* it waits for any store */
         cfg.wake_shared = 1;
         cfg.wake_fence = shmemi_wake_fence;
     } else {

@@ -25,7 +25,7 @@ static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_r
         shmemi_engine_copy(c, r->addr, src, n, r->pe, fn))
         return;
     sdma_copy_bytes(r->addr, src, n);
-    shmemi_wake(r->pe); /* a thread of r->pe may sleep until the data lands */
+    shmemi_wake_at(r->pe, r->addr, n); /* a thread of r->pe may sleep until it lands */
 }
 
 static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
@@ -78,7 +78,7 @@ static inline void shmemi_direct_amo(struct shmemi_ctx *c, const struct shmemi_r
     else
         o = shmemi_direct_amo_uint64_t((uint64_t *)r->addr, op, value, cond);
     if (op != SHMEMI_AMO_FETCH)
-        shmemi_wake(r->pe);
+        shmemi_wake_at(r->pe, r->addr, size);
     if (old)
         *old = o;
 }

@@ -991,8 +991,9 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
         if (prc)
             __atomic_store_n((uint32_t *)at_peer(&p->abortw[p->me], q), r, __ATOMIC_RELAXED);
         /* Release: our abort word is visible before the fence word. */
-        __atomic_store_n((uint32_t *)at_peer(&p->fence[p->me], q), r, __ATOMIC_RELEASE);
-        shmemi_wake(q); /* its waits, and its engine's fence POLLs */
+        uint32_t *f = at_peer(&p->fence[p->me], q);
+        __atomic_store_n(f, r, __ATOMIC_RELEASE);
+        shmemi_wake_at(q, f, sizeof(*f)); /* its waits, and its engine's fence POLLs */
     }
     double deadline = now_s() + p->timeout_s;
     unsigned spins = 0;
@@ -1466,7 +1467,7 @@ int shmemx_plan_owns(const shmemx_plan_view_t *view, int c) { return shmemi_view
  * its plan wait) runs the engine's ready packets itself. */
 void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) {
     if (shmemi_view_mark_ready(view, c) && shmemi_engine_offload())
-        shmemi_wake(shmemi.my_pe);
+        shmemi_wake_at(shmemi.my_pe, &view->gates[c], sizeof(view->gates[c]));
 }
 
 int shmemx_plan_arrived(const shmemx_plan_view_t *view, int c) {

@@ -64,11 +64,29 @@ struct shmemi_team_ctl {
 };
 /* Blocking waits (shmem/wait.c): the threads of this PE (and its copy
  * engine's thread) that sleep until something stores into this PE's memory
- * count themselves in `sleepers` and sleep on `seq`, a futex word in shared
- * memory; a writer that sees `sleepers` non-zero bumps `seq` and wakes them. */
+ * sleep on `seq`, a futex word in shared memory, and count themselves in by
+ * what they wait for: a range of one region (a watch[] slot they claim, and
+ * `watched`) or any store (`any`). A writer that sees either count non-zero
+ * (one 64-bit load), and a watch its store overlaps or `any` non-zero, bumps
+ * `seq` and wakes them: a put into a PE that sleeps in a barrier costs no
+ * system call. */
+#define SHMEMI_WATCHES 6
+struct shmemi_watch {
+    uint32_t used;   /* claimed by a sleeper */
+    uint32_t region; /* enum shmemi_region */
+    uint64_t lo, hi; /* offsets [lo, hi) in the region */
+};
 struct shmemi_wake {
     _Alignas(SHMEMI_CACHELINE) uint32_t seq;
-    uint32_t sleepers;
+    uint32_t pad;
+    union {
+        uint64_t sleepers; /* both counts, for writers' one load */
+        struct {
+            uint32_t watched; /* sleepers with a watch slot */
+            uint32_t any;     /* sleepers that want every store */
+        };
+    };
+    struct shmemi_watch watch[SHMEMI_WATCHES];
 };
 /* Small collectives without barriers (shmem/coll.c): PE p's message to this
  * PE in one exchange lands in ll[area][seq & 1][p], written only by p: its
@@ -328,7 +346,10 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
 struct shmemi_spin {
     unsigned n;        /* turns */
     int owner;         /* 1 + the world PE whose memory holds the words; 0: this PE */
+    const void *watch; /* the words, as mapped here (NULL: any store wakes us) */
+    size_t watch_len;
     int armed;         /* counted as a sleeper: the caller re-checks, the next turn sleeps */
+    int slot;          /* the watch slot claimed when armed; -1: counted in `any` */
     int blocking;      /* the spin phase is over */
     uint32_t seq;      /* the wake word when armed */
     uint32_t sleep_us; /* the next sleep's timeout */
@@ -336,6 +357,12 @@ struct shmemi_spin {
     uint64_t since_ns; /* when the slow phase began */
 };
 #define SHMEMI_SPIN_ON(pe) ((struct shmemi_spin){.owner = (pe) + 1})
+/* The words a wait watches ([addr, addr + len) of its owner's memory, as
+ * mapped here): only stores into them wake it. */
+static inline void shmemi_spin_watch(struct shmemi_spin *s, const void *addr, size_t len) {
+    s->watch = addr;
+    s->watch_len = len;
+}
 void shmemi_spin_slow(struct shmemi_spin *s);
 void shmemi_spin_disarm(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
@@ -350,18 +377,20 @@ static inline void shmemi_spin_end(struct shmemi_spin *s) {
         shmemi_spin_disarm(s);
 }
 
-/* After a store into PE pe's memory that a thread of pe may wait on (one
- * load; a system call only when someone sleeps there). The waiter's side of
- * the store-then-load ordering is an asymmetric fence (membarrier), or, where
- * the kernel has none, the fence here. */
-void shmemi_wake_slow(int pe);
-static inline void shmemi_wake(int pe) {
+/* After a store into [addr, addr + len) of PE pe's memory as mapped here
+ * (addr NULL: somewhere), which a thread of pe may wait on: one load, and a
+ * system call only when someone sleeps there for those words. The waiter's
+ * side of the store-then-load ordering is an asymmetric fence (membarrier),
+ * or, where the kernel has none, the fence here. */
+void shmemi_wake_slow(int pe, const void *addr, size_t len);
+static inline void shmemi_wake_at(int pe, const void *addr, size_t len) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
     if (SHMEMI_UNLIKELY(shmemi.wake_fence))
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (SHMEMI_UNLIKELY(__atomic_load_n(&shmemi_ctl_of(pe)->wake.sleepers, __ATOMIC_RELAXED)))
-        shmemi_wake_slow(pe);
+        shmemi_wake_slow(pe, addr, len);
 }
+static inline void shmemi_wake(int pe) { shmemi_wake_at(pe, NULL, 0); }
 /* shmem_init: the waits' settings and the asymmetric fence (before any wait). */
 int shmemi_wait_init(void);
 /* SHMEM_DEBUG: how the waits' sleeps ended (finalize). */

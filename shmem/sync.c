@@ -59,8 +59,9 @@ void shmemi_sync_all(void) {
         /* Release: everything this PE stored before the barrier is visible
          * to whoever acquires this word. */
         __atomic_store_n(&to->barrier[k].v, epoch, __ATOMIC_RELEASE);
-        shmemi_wake((me + dist) % n);
+        shmemi_wake_at((me + dist) % n, &to->barrier[k].v, sizeof(uint64_t));
         struct shmemi_spin s = {0};
+        shmemi_spin_watch(&s, &mine->barrier[k].v, sizeof(uint64_t));
         while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
         shmemi_spin_end(&s);
@@ -109,6 +110,7 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
     long *release = &psync[1];
     shmemi_remote(release, sizeof(long), shmemi.my_pe, fn);
     struct shmemi_spin s = {0};
+    shmemi_spin_watch(&s, shmemi.my_pe == start ? (void *)count : (void *)release, sizeof(long));
     if (shmemi.my_pe == start) {
         while (__atomic_load_n(count, __ATOMIC_ACQUIRE) != size - 1)
             shmemi_spin(&s);
@@ -116,13 +118,13 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
         __atomic_store_n(count, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
         for (int i = 1; i < size; i++) {
             int pe = start + (int)(i * stride);
-            __atomic_store_n((long *)shmemi_remote(release, sizeof(long), pe, fn), 1L,
-                             __ATOMIC_RELEASE);
-            shmemi_wake(pe);
+            long *r = shmemi_remote(release, sizeof(long), pe, fn);
+            __atomic_store_n(r, 1L, __ATOMIC_RELEASE);
+            shmemi_wake_at(pe, r, sizeof(long));
         }
     } else {
         __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
-        shmemi_wake(start);
+        shmemi_wake_at(start, count, sizeof(long));
         while (__atomic_load_n(release, __ATOMIC_ACQUIRE) != 1)
             shmemi_spin(&s);
         shmemi_spin_end(&s);
@@ -202,6 +204,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                              \
         check_##N(ivar, 1, __func__);                                                         \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, ivar, sizeof(T));                                               \
         while (!cmp_##N(ivar, cmp, cmp_value, __func__))                                      \
             shmemi_spin(&s);                                                                  \
         shmemi_spin_end(&s);                                                                  \
@@ -242,6 +245,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                              const char *fn) {                                                \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         while (!all_##N(iv, n, st, cmp, v, vals, fn))                                         \
             shmemi_spin(&s);                                                                  \
         shmemi_spin_end(&s);                                                                  \
@@ -250,6 +254,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                                const char *fn) {                                              \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t i = any_##N(iv, n, st, cmp, v, vals, &live, fn);                           \
@@ -264,6 +269,7 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                                 const T *vals, const char *fn) {                              \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t k = some_##N(iv, n, idx, st, cmp, v, vals, &live, fn);                     \

@@ -122,8 +122,43 @@ static int wakes_reliable(void) {
            shmemi_engine_wakes();
 }
 
-void shmemi_wake_slow(int pe) {
+/* The region and offsets of [addr, addr + len) of PE pe's memory as mapped
+ * here; -1 when it is elsewhere (or addr is NULL). */
+static int locate(int pe, const void *addr, size_t len, uint64_t *lo, uint64_t *hi) {
+    const struct shmemi_peer *p = &shmemi.peers[pe];
+    uintptr_t a = (uintptr_t)addr;
+    if (!addr)
+        return -1;
+    if (p->heap && a - (uintptr_t)p->heap < shmemi.heap_size) {
+        *lo = a - (uintptr_t)p->heap;
+        *hi = *lo + len;
+        return SHMEMI_REGION_HEAP;
+    }
+    if (p->data && a - (uintptr_t)p->data < shmemi.data_size) {
+        *lo = a - (uintptr_t)p->data;
+        *hi = *lo + len;
+        return SHMEMI_REGION_DATA;
+    }
+    return -1;
+}
+
+void shmemi_wake_slow(int pe, const void *addr, size_t len) {
     struct shmemi_wake *w = &shmemi_ctl_of(pe)->wake;
+    uint64_t lo = 0, hi = 0;
+    int region = locate(pe, addr, len, &lo, &hi);
+    /* Someone sleeps here: wake them if one wants any store, or watches
+     * words this store overlaps (a store we cannot place wakes everyone). */
+    int wake = region < 0 || __atomic_load_n(&w->any, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < SHMEMI_WATCHES && !wake; i++) {
+        const struct shmemi_watch *x = &w->watch[i];
+        if (!__atomic_load_n(&x->used, __ATOMIC_ACQUIRE))
+            continue;
+        wake = __atomic_load_n(&x->region, __ATOMIC_RELAXED) == (uint32_t)region &&
+               lo < __atomic_load_n(&x->hi, __ATOMIC_RELAXED) &&
+               __atomic_load_n(&x->lo, __ATOMIC_RELAXED) < hi;
+    }
+    if (!wake)
+        return;
     /* Release: the store that the caller made is visible to a waiter that
      * reads the new sequence (it re-checks after reading it). */
     __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
@@ -131,14 +166,40 @@ void shmemi_wake_slow(int pe) {
 }
 
 void shmemi_spin_disarm(struct shmemi_spin *s) {
-    __atomic_fetch_sub(&wake_of(s)->sleepers, 1, __ATOMIC_RELAXED);
+    struct shmemi_wake *w = wake_of(s);
+    if (s->slot >= 0) {
+        __atomic_fetch_sub(&w->watched, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->watch[s->slot].used, 0, __ATOMIC_RELEASE);
+    } else {
+        __atomic_fetch_sub(&w->any, 1, __ATOMIC_RELAXED);
+    }
     s->armed = 0;
 }
 
-/* Count ourselves in; the caller re-checks its condition before we sleep. */
+/* Count ourselves in, saying what we wait for; the caller re-checks its
+ * condition before we sleep. The watch is written before the count, which
+ * writers read first. */
 static void arm(struct shmemi_spin *s) {
     struct shmemi_wake *w = wake_of(s);
-    __atomic_fetch_add(&w->sleepers, 1, __ATOMIC_SEQ_CST);
+    int owner = s->owner ? s->owner - 1 : shmemi.my_pe;
+    uint64_t lo = 0, hi = 0;
+    int region = locate(owner, s->watch, s->watch_len, &lo, &hi);
+    s->slot = -1;
+    for (int i = 0; i < SHMEMI_WATCHES && region >= 0; i++) {
+        uint32_t free_slot = 0;
+        struct shmemi_watch *x = &w->watch[i];
+        if (__atomic_load_n(&x->used, __ATOMIC_RELAXED) ||
+            !__atomic_compare_exchange_n(&x->used, &free_slot, 1, 0, __ATOMIC_ACQUIRE,
+                                         __ATOMIC_RELAXED))
+            continue;
+        __atomic_store_n(&x->region, (uint32_t)region, __ATOMIC_RELAXED);
+        __atomic_store_n(&x->lo, lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&x->hi, hi, __ATOMIC_RELAXED);
+        s->slot = i;
+        break;
+    }
+    /* No watch (or no slot left): any store wakes us. */
+    __atomic_fetch_add(s->slot < 0 ? &w->any : &w->watched, 1, __ATOMIC_SEQ_CST);
     shmemi_wake_fence();
     s->seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
     s->armed = 1;
@@ -157,8 +218,15 @@ static void sleep_armed(struct shmemi_spin *s) {
     __atomic_fetch_add(rc == 0 ? &slept_woken : e == ETIMEDOUT ? &slept_timeout : &slept_moved,
                        1, __ATOMIC_RELAXED);
     shmemi_spin_disarm(s);
-    if (s->sleep_us < cap)
+    if (rc == 0 || e != ETIMEDOUT) {
+        /* Woken: the words changed, maybe not yet to what we wait for (a
+         * counter on its way). Spin again before the next sleep, so that the
+         * writer's next stores cost it no system call. */
+        s->blocking = 0;
+        s->since_ns = 0;
+    } else if (s->sleep_us < cap) {
         s->sleep_us *= 2;
+    }
 }
 
 void shmemi_spin_slow(struct shmemi_spin *s) {
