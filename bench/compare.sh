@@ -110,11 +110,12 @@ for side in ours theirs; do
     cc=$ours_cc; [ $side = theirs ] && cc=$theirs_cc
     for p in $core $optional $apps; do
         # shellcheck disable=SC2086
-        if ! "$cc" $cflags -o "$work/$side/$p" "$here/$p.c" >"$work/log/$side-$p.build" 2>&1; then
+        blog="$work/log/$side-$(echo "$p" | tr / _).build"
+        if ! "$cc" $cflags -o "$work/$side/$p" "$here/$p.c" >"$blog" 2>&1; then
             case " $optional " in
             *" $p "*) say "note: $side: $p did not build (optional; see --keep logs)" ;;
             *)
-                say "error: $side: $p did not build:"; sed 's/^/  /' "$work/log/$side-$p.build" | head -20 >&2
+                say "error: $side: $p did not build:"; sed 's/^/  /' "$blog" | head -20 >&2
                 [ $side = ours ] && ours_failed=1 ;;
             esac
             rm -f "$work/$side/$p"

@@ -353,6 +353,7 @@ struct shmemi_spin {
     int blocking;      /* the spin phase is over */
     uint32_t seq;      /* the wake word when armed */
     uint32_t sleep_us; /* the next sleep's timeout */
+    uint32_t budget_us; /* the spin phase that ended in the sleep */
     long switches;     /* involuntary context switches when the slow phase began */
     uint64_t since_ns; /* when the slow phase began */
 };

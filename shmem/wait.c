@@ -63,6 +63,13 @@ static int membarrier_ok;
 static uint64_t slept_woken, slept_moved, slept_timeout;
 static int crowded; /* more PEs of the job on this node than CPUs this PE may use */
 static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a wait */
+/* The spin budget of this thread's waits is multiplied by this (1 to
+ * SPIN_SCALE_MAX): doubled when a sleep was woken within the budget (spinning
+ * a little longer would have saved the sleep and the writer's wake-up, and
+ * two PEs that wake each other in turn would go on sleeping each time),
+ * halved when a sleep ran out (the waits are long). */
+#define SPIN_SCALE_MAX 8
+static __thread unsigned spin_scale = 1;
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -213,11 +220,16 @@ static void sleep_armed(struct shmemi_spin *s) {
     if (s->sleep_us > cap)
         s->sleep_us = cap;
     struct timespec ts = {(time_t)(s->sleep_us / 1000000), (long)(s->sleep_us % 1000000) * 1000};
+    uint64_t t0 = now_ns();
     long rc = futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
     int e = rc ? errno : 0;
     __atomic_fetch_add(rc == 0 ? &slept_woken : e == ETIMEDOUT ? &slept_timeout : &slept_moved,
                        1, __ATOMIC_RELAXED);
     shmemi_spin_disarm(s);
+    if (rc == 0 && now_ns() - t0 < (uint64_t)s->budget_us * 1000u && spin_scale < SPIN_SCALE_MAX)
+        spin_scale *= 2;
+    else if (rc && e == ETIMEDOUT && spin_scale > 1)
+        spin_scale /= 2;
     if (rc == 0 || e != ETIMEDOUT) {
         /* Woken: the words changed, maybe not yet to what we wait for (a
          * counter on its way). Spin again before the next sleep, so that the
@@ -272,7 +284,9 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
     else if (t0 && t - t0 > BUSY_MEMORY_NS)
         busy_at_ns = 0; /* a second without losing it */
     long limit_us = busy_at_ns || crowded ? shmemi.cfg.WAIT_SPIN_BUSY_US : shmemi.cfg.WAIT_SPIN_US;
+    limit_us *= spin_scale;
     if (spun >= (uint64_t)limit_us * 1000u) {
+        s->budget_us = (uint32_t)limit_us;
         s->blocking = 1;
         arm(s);
     }

@@ -114,6 +114,16 @@ static inline void app_report(const struct app_opts *o, const char *bench, long 
     fflush(stdout);
 }
 
+/* Call at the top of every iteration with the number already done: once the
+ * warm-up ones are, a barrier and the start of the clock (*t0). */
+static inline void app_timer(const struct app_opts *o, long done, double *t0)
+{
+    if (done == o->warmup) {
+        shmem_barrier_all();
+        *t0 = app_now();
+    }
+}
+
 /* Symmetric allocation that ends the job on failure. */
 static inline void *app_shmalloc(const struct app_opts *o, size_t bytes)
 {

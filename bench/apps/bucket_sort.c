@@ -60,10 +60,7 @@ int main(int argc, char **argv)
     long total = o.warmup + o.iters, got = 0;
     double got_sum = 0, t0 = 0;
     for (long it = 0; it < total; it++) {
-        if (it == o.warmup) {
-            shmem_barrier_all();
-            t0 = app_now();
-        }
+        app_timer(&o, it, &t0);
         /* Count per owner, then group the keys by owner. */
         for (int j = 0; j < np; j++)
             bucket[j] = 0;

@@ -53,10 +53,7 @@ int main(int argc, char **argv)
     long total = o.warmup + o.iters;
     double t0 = 0;
     for (long it = 1; it <= total; it++) {
-        if (it == o.warmup + 1) {
-            shmem_barrier_all();
-            t0 = app_now();
-        }
+        app_timer(&o, it - 1, &t0);
         int par = (int)(it & 1);
         double *inner = in + halo; /* my first row */
         /* My first R rows go to the PE above (its "from below" halo), my last

@@ -45,10 +45,7 @@ int main(int argc, char **argv)
     long total = o.warmup + o.iters;
     double t0 = 0;
     for (long it = 0; it < total; it++) {
-        if (it == o.warmup) {
-            shmem_barrier_all();
-            t0 = app_now();
-        }
+        app_timer(&o, it, &t0);
         for (int k = 0; k < np; k++) {
             int j = (me + k) % np;
             /* Rows [j * cols, (j + 1) * cols) of my columns, transposed: the

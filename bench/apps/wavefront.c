@@ -54,10 +54,7 @@ int main(int argc, char **argv)
     long total = o.warmup + o.iters;
     double t0 = 0;
     for (long it = 1; it <= total; it++) {
-        if (it == o.warmup + 1) {
-            shmem_barrier_all();
-            t0 = app_now();
-        }
+        app_timer(&o, it - 1, &t0);
         if (me == 0 && it > 1 && np > 1) {
             shmem_long_wait_until(corner_flag, SHMEM_CMP_GE, it - 1);
             a[1] = *corner; /* a(0, 0) */

@@ -58,32 +58,27 @@ int main(void) {
                 CHECK(dst[i] == want, "round %d: sum[%zu] = %ld, expected %ld", r, i, dst[i],
                       want);
             }
-        } else if (k == 1) {
-            size_t per = cnt == SMALL ? 2 : 64;
-#if FUNC_SPEC_15
-            shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
-#else
-            shmem_fcollect64(dst, src, per, 0, 0, n, psync);
-            shmem_barrier_all();
-#endif
-            for (int p = 0; p < n; p++)
-                for (size_t i = 0; i < per; i++)
-                    CHECK(dst[(size_t)p * per + i] == val(p, r, (int)i),
-                          "round %d: fcollect block %d[%zu] = %ld", r, p, i,
-                          dst[(size_t)p * per + i]);
         } else {
+            /* k == 1: fcollect (every member's block 0); k == 2: alltoall (block me). */
             size_t per = cnt == SMALL ? 2 : 64;
 #if FUNC_SPEC_15
-            shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
+            if (k == 1)
+                shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
+            else
+                shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
 #else
-            shmem_alltoall64(dst, src, per, 0, 0, n, psync);
+            if (k == 1)
+                shmem_fcollect64(dst, src, per, 0, 0, n, psync);
+            else
+                shmem_alltoall64(dst, src, per, 0, 0, n, psync);
             shmem_barrier_all();
 #endif
+            size_t first = k == 1 ? 0 : (size_t)me * per;
             for (int p = 0; p < n; p++)
                 for (size_t i = 0; i < per; i++)
-                    CHECK(dst[(size_t)p * per + i] == val(p, r, (int)((size_t)me * per + i)),
-                          "round %d: alltoall block from %d[%zu] = %ld", r, p, i,
-                          dst[(size_t)p * per + i]);
+                    CHECK(dst[(size_t)p * per + i] == val(p, r, (int)(first + i)),
+                          "round %d: %s block from PE %d [%zu] = %ld", r,
+                          k == 1 ? "fcollect" : "alltoall", p, i, dst[(size_t)p * per + i]);
         }
     }
     shmem_barrier_all();
