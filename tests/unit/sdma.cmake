@@ -5,6 +5,8 @@ shmem_unit_test(test_sdma_soft SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_soft.
                 LIBS sdma_obj)
 shmem_unit_test(test_sdma_copy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_copy.c
                 LIBS sdma_obj)
+shmem_unit_test(test_sdma_idle SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_idle.c
+                LIBS sdma_obj)
 shmem_unit_test(test_sdma_engines SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_engines.c
                 LIBS sdma_obj)
 if(SDMA_HAVE_HSAKMT)
