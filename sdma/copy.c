@@ -117,7 +117,52 @@ static size_t stream_sse2(char *d, const char *s, size_t n)
 }
 
 static int have_avx2 = -1;
+
+/* From the end down, 128 bytes a turn; returns the bytes left at the start. */
+__attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, size_t n)
+{
+    while (n >= 128) {
+        n -= 128;
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + n + 96));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + n + 64));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + n + 32));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + n));
+        _mm256_storeu_si256((__m256i *)(d + n + 96), a);
+        _mm256_storeu_si256((__m256i *)(d + n + 64), b);
+        _mm256_storeu_si256((__m256i *)(d + n + 32), c);
+        _mm256_storeu_si256((__m256i *)(d + n), e);
+    }
+    return n;
+}
+
+static size_t down_sse2(char *d, const char *s, size_t n)
+{
+    while (n >= 64) {
+        n -= 64;
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + n + 48));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + n + 32));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + n + 16));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + n));
+        _mm_storeu_si128((__m128i *)(d + n + 48), a);
+        _mm_storeu_si128((__m128i *)(d + n + 32), b);
+        _mm_storeu_si128((__m128i *)(d + n + 16), c);
+        _mm_storeu_si128((__m128i *)(d + n), e);
+    }
+    return n;
+}
 #endif
+
+void sdma_copy_down(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    if (have_avx2 < 0)
+        have_avx2 = __builtin_cpu_supports("avx2");
+    size_t left = have_avx2 ? down_avx2(dst, src, n) : down_sse2(dst, src, n);
+    memcpy(dst, src, left);
+#else
+    memcpy(dst, src, n);
+#endif
+}
 
 void sdma_copy_stream(void *dst, const void *src, size_t n)
 {

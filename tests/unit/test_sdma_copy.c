@@ -1,4 +1,5 @@
-/* Bulk host copies (sdma/copy.h): the streaming path copies exactly what memcpy copies,
+/* Bulk host copies (sdma/copy.h): the streaming and downward paths copy exactly what memcpy
+ * copies,
  * whatever the alignment and length, and the threshold setting behaves as documented. */
 #include <check.h>
 #include <stdint.h>
@@ -20,15 +21,20 @@ START_TEST(test_stream_matches_memcpy)
         for (size_t doff = 0; doff < 70; doff += 23)
             for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
                 size_t n = lens[k];
-                memset(dst, 0xEE, MAX + 256);
-                sdma_copy_stream(dst + doff, src + so, n);
-                ck_assert_msg(!memcmp(dst + doff, src + so, n), "len %zu, offsets %zu/%zu", n,
-                              so, doff);
-                /* Nothing written around the destination. */
-                for (size_t i = 0; i < doff; i++)
-                    ck_assert_uint_eq(dst[i], 0xEE);
-                for (size_t i = doff + n; i < doff + n + 64; i++)
-                    ck_assert_uint_eq(dst[i], 0xEE);
+                for (int down = 0; down < 2; down++) {
+                    memset(dst, 0xEE, MAX + 256);
+                    if (down)
+                        sdma_copy_down(dst + doff, src + so, n);
+                    else
+                        sdma_copy_stream(dst + doff, src + so, n);
+                    ck_assert_msg(!memcmp(dst + doff, src + so, n), "len %zu, offsets %zu/%zu",
+                                  n, so, doff);
+                    /* Nothing written around the destination. */
+                    for (size_t i = 0; i < doff; i++)
+                        ck_assert_uint_eq(dst[i], 0xEE);
+                    for (size_t i = doff + n; i < doff + n + 64; i++)
+                        ck_assert_uint_eq(dst[i], 0xEE);
+                }
             }
     free(src);
     free(dst);
