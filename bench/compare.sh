@@ -214,7 +214,7 @@ headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 barrier_all,$n
 
 awk -F, -v headline="$headline" -v ours_id="$ours_id" -v theirs_id="$theirs_id" \
     -v np="$np" -v rounds="$repeat" -v tsv="$work/table.tsv" '
-function better(u) { return (u == "us" || u == "ms" || u == "ns" || u == "s") ? -1 : 1 }
+function better(u) { return (u == "us" || u == "ms" || u == "ns" || u == "s" || u == "1/s") ? -1 : 1 }
 function fmt(v) {
     if (v == "") return "-"
     return v >= 1000 ? sprintf("%.0f", v) : v >= 1 ? sprintf("%.3f", v) : sprintf("%.4f", v)

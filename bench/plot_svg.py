@@ -16,7 +16,7 @@ import math
 import sys
 from statistics import median
 
-LOWER_BETTER = {"us", "ms", "ns", "s"}
+LOWER_BETTER = {"us", "ms", "ns", "s", "1/s"}
 
 
 def read(path):

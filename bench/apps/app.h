@@ -124,6 +124,22 @@ static inline void app_timer(const struct app_opts *o, long done, double *t0)
     }
 }
 
+/* The calling thread's involuntary context switches so far (Linux: -1 elsewhere): how
+ * often something took its core while it computed. */
+static inline long app_preemptions(void)
+{
+    char line[128];
+    long v = -1;
+    FILE *f = fopen("/proc/thread-self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
+            v = strtol(line + 27, NULL, 10);
+    fclose(f);
+    return v;
+}
+
 /* Symmetric allocation that ends the job on failure. */
 static inline void *app_shmalloc(const struct app_opts *o, size_t bytes)
 {

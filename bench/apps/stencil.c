@@ -13,7 +13,10 @@
  * linear field a(i,j) = i + j is exactly 2 at every point, and stays 2 when
  * the field grows by 1 per iteration. After T iterations every interior
  * point of the output holds 2T: checked at every point.
- * Rate: (4R + 1) * 2 flops per interior point and iteration, MFlop/s.
+ * Rate: (4R + 1) * 2 flops per interior point and iteration, MFlop/s; and
+ * app_stencil_preempt: involuntary context switches per second of the
+ * computing thread (the most preempted PE), what helper threads and other
+ * jobs cost the computation.
  *
  *   -N grid size (default 2048), -n iterations (20), -w warm-up (2).
  */
@@ -50,10 +53,12 @@ int main(int argc, char **argv)
         wt[k] = 1.0 / (2.0 * k * R);
     shmem_barrier_all();
 
-    long total = o.warmup + o.iters;
+    long total = o.warmup + o.iters, pre0 = 0;
     double t0 = 0;
     for (long it = 1; it <= total; it++) {
         app_timer(&o, it - 1, &t0);
+        if (it - 1 == o.warmup)
+            pre0 = app_preemptions();
         int par = (int)(it & 1);
         double *inner = in + halo; /* my first row */
         /* My first R rows go to the PE above (its "from below" halo), my last
@@ -95,7 +100,9 @@ int main(int argc, char **argv)
             in[x] += 1.0;
     }
     double t = app_now() - t0;
+    long pre = app_preemptions() - pre0;
     shmem_barrier_all();
+    double preempt_rate = app_max(&o, pre0 >= 0 ? (double)pre / t : 0.0);
     t = app_max(&o, t);
 
     /* Every interior point: 2 per iteration (warm-up included). */
@@ -110,6 +117,8 @@ int main(int argc, char **argv)
     double interior = (double)(n - 2 * R) * (double)(n - 2 * R);
     double flops = (double)(4 * R + 1) * 2.0 * interior * (double)o.iters;
     app_report(&o, "app_stencil", n, "rate", flops / t * 1e-6, "MFlop/s");
+    /* How often the computing threads lost their core (the most preempted PE). */
+    app_report(&o, "app_stencil_preempt", n, "rate", preempt_rate, "1/s");
     shmem_barrier_all();
     shmem_free(recv);
     shmem_free(flag);
