@@ -263,13 +263,12 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         s->switches = switches();
         return;
     }
-    /* Spin on: between two looks at the clock (and the switch count, a system
-     * call) a few microseconds of pause instructions. */
-    /* Spin without system calls. Not sched_yield: with another job's thread
-     * on the core, a yield gives it the core for a whole time slice (ms), and
-     * the store we wait for goes unseen all that time; a sleep is woken. But
-     * where the job itself has more PEs than CPUs, the thread that wants our
-     * core is most likely the PE we wait for: give it the core. */
+    /* Spin on: between two looks at the clock and the switch count (a system
+     * call), 63 turns of pause instructions. Not sched_yield: with another
+     * job's thread on the core, a yield gives it the core for a whole time
+     * slice (ms), and the store we wait for goes unseen all that time; a
+     * sleep is woken. But where the job itself has more PEs than CPUs, the
+     * thread that wants our core is most likely the PE we wait for: yield. */
     if ((s->n & 63) != 0) {
         if (crowded)
             sched_yield();
