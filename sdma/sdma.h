@@ -81,6 +81,22 @@ struct sdma_engine_config {
                                  instead of zero dwords */
     int stream_waits;         /* cuda: POLLs on registered host words wait in the stream
                                  too (needs CUDA_MODULE_LOADING=EAGER); 0: the proxy polls */
+    /* soft: where the engine's thread sleeps while a POLL waits, a word shared with whoever
+     * stores the polled words (other processes too). The thread adds one to *wake_sleepers,
+     * calls wake_fence (may be NULL), reads *wake_seq and looks at its polls once more
+     * before it sleeps; a writer that sees *wake_sleepers non-zero adds one to *wake_seq and
+     * wakes it (FUTEX_WAKE; FUTEX_PRIVATE_FLAG unless wake_shared). NULL wake_seq: a waiting
+     * POLL is re-checked on a timer (up to every millisecond): its word may change unseen.
+     * Without a waiting POLL the thread sleeps until a submit kicks it, without timer, unless
+     * a queue has GPU producers (SDMA_QUEUE_TAGGED, _GPU_PRODUCER, _GPU_WRITES). */
+    uint32_t *wake_seq;
+    uint32_t *wake_sleepers;
+    int wake_shared;
+    void (*wake_fence)(void);
+    /* soft: 1 (with wake_seq NULL): a waiting POLL neither keeps the thread awake nor sets a
+     * timer; it is looked at again on the next kick, or by a caller of sdma_engine_progress
+     * (where no CPU is free for the thread, the waiters run the packets). */
+    int polls_by_callers;
 };
 
 /* Parse a PCI bus id ("dddd:bb:dd.f" as hipDeviceGetPCIBusId writes it, or "bb:dd.f") into
@@ -138,6 +154,10 @@ int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **
  * (soft engine; engines that run by themselves return 0). Returns the packets executed.
  * Waiters call it so that completion never waits for a thread hand-off. */
 int sdma_engine_progress(struct sdma_engine *e);
+/* Sleep until the engine's thread has run more packets, done(arg) is true (checked after
+ * announcing the sleep), or timeout_s passes. 1: it slept (or found done true); 0: this
+ * engine cannot wake a waiter (none runs packets now, or it is hardware): poll instead. */
+int sdma_engine_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s);
 
 /* ---- queues ---- */
 
@@ -147,6 +167,9 @@ int sdma_engine_progress(struct sdma_engine *e);
 #define SDMA_QUEUE_GPU_PRODUCER 4u /* kernels write the packets (hsakmt: the ring in the GPU's
                                       memory, as ROCm/mori's; host-written rings are in
                                       system memory, as ROCr's and kfdtest's) */
+#define SDMA_QUEUE_GPU_WRITES 8u /* kernels may write the words its POLLs wait on (plan gates):
+                                    nothing wakes the soft engine's thread for them, it
+                                    re-checks a waiting POLL of this queue on a timer */
 
 struct sdma_queue_attr {
     size_t ring_bytes; /* power of two; 0 = SDMA_RING_DEFAULT_BYTES */
@@ -166,6 +189,11 @@ struct sdma_queue_attr {
      * below which every packet has completed, e.g. a GPU word that kernels wait on. cuda:
      * device memory or mapped host memory; soft: host memory. */
     volatile uint64_t *complete;
+    /* Optional (soft engine and its proxies): called after packets of the queue ran, on the
+     * thread that ran them (the engine's, or a caller of sdma_engine_progress): a way to wake
+     * whoever sleeps until the stores of its copies, fences and atomics. */
+    void (*stored)(void *arg);
+    void *stored_arg;
 };
 
 void sdma_queue_attr_init(struct sdma_queue_attr *a);

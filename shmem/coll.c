@@ -19,6 +19,8 @@
  * which restores its words), so back-to-back collectives cannot race. */
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
+
 #define SHMEMI_FILE coll
 #include "shmem/api.h"
 
@@ -37,8 +39,8 @@ struct grp {
 static inline int grp_pe(const struct grp *g, int i) { return g->start + i * g->stride; }
 
 /* Barrier among the members. The copies of a collective are memcpy calls,
- * which for large sizes use non-temporal stores that a release store does
- * not order: the full fence makes every copy of this PE visible before the
+ * which for large sizes use non-temporal stores (memcpy's, or
+ * sdma_copy_bytes') that a release store does not order: the full fence makes every copy of this PE visible before the
  * sync's release stores, which the peers acquire. */
 static void grp_sync(const struct grp *g) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -116,6 +118,132 @@ static void check_sym(const void *addr, size_t len, const char *fn) {
         shmemi_remote(addr, len, shmemi.my_pe, fn);
 }
 
+/* ----------------------------------------- small collectives: one exchange */
+
+/* Reductions, fcollects and alltoalls of a few bytes per member are one
+ * exchange of messages, without barriers: every member writes what each
+ * other member needs into that member's slot for it (ll in the control
+ * block: the bytes, then a sequence number, release) and waits for every
+ * member's message to it (acquire); then it combines locally. A member's
+ * source is copied into the messages before it returns, and no other member
+ * writes its dest, so nothing needs a barrier around the exchange. The slots
+ * of an area must not be used by two collectives at once: the WORLD team
+ * (collectives on one team never run concurrently), and active sets of every
+ * PE when the program did not ask for SHMEM_THREAD_MULTIPLE. */
+static uint64_t *ll_sent[SHMEMI_LL_AREAS], *ll_recvd[SHMEMI_LL_AREAS]; /* per world PE */
+
+/* The area of a collective of `bytes` per message, or -1 (the barrier path). */
+static int ll_area(const struct grp *g, size_t bytes) {
+    if (bytes > SHMEMI_LL_BYTES || shmemi.n_pes > SHMEMI_LL_PES || g->size < 2)
+        return -1;
+    if (g->team == &shmemi_team_world)
+        return 0;
+    if (!g->team && g->start == 0 && g->stride == 1 && g->size == shmemi.n_pes &&
+        __atomic_load_n(&shmemi.thread_asked, __ATOMIC_RELAXED) < SHMEM_THREAD_MULTIPLE)
+        return 1;
+    return -1;
+}
+
+/* Send msg(j) (len bytes) to every other member j, then wait for every
+ * member's message to us; got[m] points at member m's bytes (NULL for me)
+ * until ll_done. */
+static void ll_exchange(const struct grp *g, int area, size_t len,
+                        const void *(*msg)(const void *arg, int j), const void *arg,
+                        const unsigned char **got) {
+    if (!ll_sent[area]) {
+        ll_sent[area] = calloc(2 * (size_t)shmemi.n_pes, sizeof(uint64_t));
+        if (!ll_sent[area])
+            shmemi_fatal("%s: out of memory", g->fn);
+        ll_recvd[area] = ll_sent[area] + shmemi.n_pes;
+    }
+    int me = shmemi.my_pe;
+    for (int k = 1; k < g->size; k++) {
+        int j = (g->me + k) % g->size, pe = grp_pe(g, j);
+        uint64_t seq = ++ll_sent[area][pe];
+        struct shmemi_ll_slot *sl = &shmemi_ctl_of(pe)->ll[area][seq & 1][me];
+        memcpy(sl->data, msg(arg, j), len);
+        /* Release: the bytes are visible to whoever sees the sequence. */
+        __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
+        shmemi_wake_at(pe, sl, sizeof(*sl));
+    }
+    struct shmemi_ctl *mine = shmemi_ctl_of(me);
+    struct shmemi_spin sp = {0};
+    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
+    for (int m = 0; m < g->size; m++) {
+        got[m] = NULL;
+        if (m == g->me)
+            continue;
+        int pe = grp_pe(g, m);
+        uint64_t seq = ll_recvd[area][pe] + 1;
+        struct shmemi_ll_slot *sl = &mine->ll[area][seq & 1][pe];
+        /* Acquire: pairs with the sender's release of seq. */
+        while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != seq)
+            shmemi_spin(&sp);
+        got[m] = sl->data;
+    }
+    shmemi_spin_end(&sp);
+}
+
+/* The messages are read: the slots may take the senders' next ones. */
+static void ll_done(const struct grp *g, int area) {
+    for (int m = 0; m < g->size; m++)
+        if (m != g->me)
+            ll_recvd[area][grp_pe(g, m)]++;
+}
+
+static const void *ll_same(const void *arg, int j) {
+    (void)j;
+    return arg;
+}
+
+struct ll_blocks {
+    const char *src;
+    size_t bytes;
+};
+static const void *ll_block(const void *arg, int j) {
+    const struct ll_blocks *b = arg;
+    return b->src + (size_t)j * b->bytes;
+}
+
+/* dest = every member's source combined in member order (the same bits on
+ * every member, as the barrier path gives). 1 when done this way. */
+static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                     void (*op)(void *, const void *, size_t)) {
+    size_t bytes = nelems * es;
+    int area = ll_area(g, bytes);
+    if (area < 0)
+        return 0;
+    const unsigned char *got[SHMEMI_LL_PES];
+    _Alignas(16) unsigned char acc[SHMEMI_LL_BYTES];
+    ll_exchange(g, area, bytes, ll_same, src, got);
+    memcpy(acc, got[0] ? got[0] : src, bytes);
+    for (int m = 1; m < g->size; m++)
+        op(acc, got[m] ? (const void *)got[m] : src, nelems);
+    ll_done(g, area);
+    memcpy(dest, acc, bytes);
+    return 1;
+}
+
+/* fcollect (blocks = 0: every member gets my source) and alltoall (blocks:
+ * member j gets my block j) of `bytes` per member. 1 when done this way. */
+static int ll_gather(const struct grp *g, void *dest, const void *src, size_t bytes, int blocks) {
+    int area = ll_area(g, bytes);
+    if (area < 0)
+        return 0;
+    const unsigned char *got[SHMEMI_LL_PES];
+    struct ll_blocks b = {src, bytes};
+    if (blocks)
+        ll_exchange(g, area, bytes, ll_block, &b, got);
+    else
+        ll_exchange(g, area, bytes, ll_same, src, got);
+    /* dest and source never overlap (the routines' rule): no order needed. */
+    for (int m = 0; m < g->size; m++)
+        memcpy((char *)dest + (size_t)m * bytes,
+               got[m] ? (const void *)got[m] : blocks ? ll_block(&b, g->me) : src, bytes);
+    ll_done(g, area);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- the cores */
 
 /* A collective of zero elements does nothing: every member passes the same
@@ -135,7 +263,7 @@ static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t
     const void *from = shmemi_remote(src, bytes, grp_pe(g, root), g->fn);
     grp_sync(g); /* the root's source is ready, every dest is free */
     if (g->me != root)
-        memcpy(dest, from, bytes);
+        sdma_copy_bytes(dest, from, bytes);
     else if (root_too && dest != src)
         memmove(dest, src, bytes);
     grp_sync(g); /* every copy done: the root may change its source */
@@ -153,7 +281,7 @@ static int do_collect(const struct grp *g, void *dest, const void *src, size_t b
     for (int i = 0; i < g->size; i++) {
         size_t n = grp_read(g, i);
         if (n)
-            memcpy((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
+            sdma_copy_bytes((char *)dest + off, shmemi_remote(src, n, grp_pe(g, i), g->fn), n);
         off += n;
     }
     grp_sync(g); /* every pull done; sizes may be published again */
@@ -167,12 +295,14 @@ static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t 
     size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
     check_sym(dest, total, g->fn);
     check_sym(src, bytes, g->fn);
+    if (ll_gather(g, dest, src, bytes, 0))
+        return 0;
     grp_sync(g);
     /* Start with the next member so that the members do not all read the
      * same source at once. */
     for (int k = 0; k < g->size; k++) {
         int i = (g->me + k) % g->size;
-        memcpy((char *)dest + (size_t)i * bytes, shmemi_remote(src, bytes, grp_pe(g, i), g->fn),
+        sdma_copy_bytes((char *)dest + (size_t)i * bytes, shmemi_remote(src, bytes, grp_pe(g, i), g->fn),
                bytes);
     }
     grp_sync(g);
@@ -185,11 +315,13 @@ static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t 
     size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
     check_sym(dest, total, g->fn);
     check_sym(src, total, g->fn);
+    if (ll_gather(g, dest, src, bytes, 1))
+        return 0;
     grp_sync(g);
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size;
         void *to = shmemi_remote((char *)dest + (size_t)g->me * bytes, bytes, grp_pe(g, j), g->fn);
-        memcpy(to, (const char *)src + (size_t)j * bytes, bytes);
+        sdma_copy_bytes(to, (const char *)src + (size_t)j * bytes, bytes);
     }
     grp_sync(g);
     return 0;
@@ -259,6 +391,8 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     (void)elementwise_bytes(g, dest, src, nelems, es);
     int inplace = dest == src;
 
+    if (ll_reduce(g, dest, src, nelems, es, op))
+        return 0;
     size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
     size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);
     char *mine = (char *)dest + lo * es;

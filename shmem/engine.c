@@ -9,13 +9,16 @@
  * already waiting on the same queue therefore still waits for its own
  * transfers. Ordinary RMA never shares a queue with chains that POLL (plans
  * use queues of their own), so quiet never waits on a gate. */
+#define _GNU_SOURCE
 #include "shmem/engine.h"
 
 #include "sdma/sdma.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 static struct sdma_engine *engine;
+int shmemi_engine_offload_on; /* shmemi_engine_offload() */
 static uint64_t *rma_idle_at; /* per peer: write index of the last quiet_all's fence */
 static const char *engine_name = "none";
 
@@ -53,6 +56,27 @@ static void map_symmetric(void) {
                      sdma_last_error());
 }
 
+/* SHMEM_NBI_ENGINE. The soft engine's thread copies on a CPU: handing it a
+ * transfer gains only where a CPU is free for it. Where every CPU the PE may
+ * run on has a PE of the job (2 PEs on 2 cores), the thread takes its core
+ * from a PE's computation and every hand-off costs a scheduling round: the
+ * caller copies at once instead, and the _nbi put is never slower than the
+ * blocking one. A hardware engine costs no CPU: always. */
+static void choose_offload(const char *kind) {
+    const char *m = shmemi.cfg.NBI_ENGINE;
+    if (!strcmp(m, "always") || !strcmp(m, "never")) {
+        shmemi_engine_offload_on = !strcmp(m, "always");
+        return;
+    }
+    if (strcmp(kind, "soft")) { /* hardware, or its proxy */
+        shmemi_engine_offload_on = 1;
+        return;
+    }
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+    shmemi_engine_offload_on = cpus > shmemi.boot->local_size;
+}
+
 int shmemi_engine_init(void) {
     const char *kind = shmemi.cfg.COPY_ENGINE;
     if (!strcmp(kind, "none"))
@@ -72,6 +96,22 @@ int shmemi_engine_init(void) {
     cfg.ring_setting = "SHMEM_ENGINE_RING_SIZE";
     cfg.max_copy_bytes = shmemi.cfg.ENGINE_COPY_CHUNK;
     cfg.burst_nop = shmemi.cfg.ENGINE_BURST_NOP;
+    /* A POLL waits on words of this PE's memory that peers and its own threads store
+     * (plan gates and fences, wait flags). Where a CPU is free for the engine's thread, it
+     * sleeps on this PE's wake word, where those writers look for sleepers (shmem/wait.c),
+     * and runs the chains as soon as they may go. Where none is, waking it would take a
+     * PE's core (and, preempted while it holds the queues, stall the PEs that wait): the
+     * PE's own waits run the chains instead. */
+    choose_offload(kind);
+    if (shmemi_engine_offload_on) {
+        struct shmemi_wake *w = &shmemi_ctl_of(shmemi.my_pe)->wake;
+        cfg.wake_seq = &w->seq;
+        cfg.wake_sleepers = &w->any; /* it waits for any store */
+        cfg.wake_shared = 1;
+        cfg.wake_fence = shmemi_wake_fence;
+    } else {
+        cfg.polls_by_callers = 1;
+    }
     if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
         cfg.copy_2d = SDMA_COPY_2D_LARGE;
     else if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "sw13"))
@@ -107,7 +147,8 @@ int shmemi_engine_init(void) {
     rma_idle_at = calloc((size_t)shmemi.n_pes, sizeof(*rma_idle_at));
     if (!rma_idle_at)
         return -1;
-    shmemi_debug("copy engine: %s", sdma_engine_target(engine));
+    shmemi_debug("copy engine: %s; large non-blocking transfers %s", sdma_engine_target(engine),
+                 shmemi_engine_offload_on ? "go to it" : "are copied by the caller");
     return 0;
 }
 
@@ -303,6 +344,18 @@ int shmemi_engine_idle(void) {
 }
 
 const char *shmemi_copy_engine_name(void) { return engine_name; }
+/* The soft engine's thread runs its packets on the host and calls back after them
+ * (shmemi_engine_stored): its stores wake sleepers. A hardware engine's do not. */
+int shmemi_engine_wakes(void) { return !engine || !strcmp(engine_name, "soft"); }
+
+void shmemi_engine_stored(void *arg) {
+    int pe = (int)(intptr_t)arg;
+    /* The queue to pe copies into pe's memory (puts, signals, plan arrivals) and into this
+     * PE's (gets, plan sent-words). */
+    shmemi_wake(pe);
+    if (pe != shmemi.my_pe)
+        shmemi_wake(shmemi.my_pe);
+}
 int shmemi_engine_reaches_device(void) {
     return engine && (sdma_engine_caps(engine) & SDMA_CAP_DEVICE_MEMORY);
 }

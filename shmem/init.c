@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
 #include "shmem/liveness.h"
@@ -107,27 +108,6 @@ void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
                  fn, addr, pe);
 }
 
-void shmemi_spin_slow(struct shmemi_spin *s) {
-    /* What we wait for may sit in our own copy engine's queue (a signal behind
-     * a non-blocking put): run it here rather than wait for its thread. */
-    if (sdma_engine_progress(shmemi_engine())) {
-        s->n = 0;
-        return;
-    }
-    /* Publish the wait; end the job if it can never end. */
-    shmemi_live_wait(s);
-    /* Oversubscribed PEs (more PEs than cores) only progress if we let the
-     * one we wait for run. After a long wait (a few thousand turns, some
-     * hundred microseconds), nap: a PE that waits for a peer's computation
-     * leaves the core to copy-engine threads and to the computation. */
-    if (s->n < 4096) {
-        sched_yield();
-        return;
-    }
-    struct timespec ts = {0, 20000};
-    nanosleep(&ts, NULL);
-}
-
 /* ------------------------------------------------------------------- setup */
 
 static void report_unknown(const char *name, const char *best, void *arg) {
@@ -187,6 +167,20 @@ static void bind_to_cpu(int local_rank, int local_size) {
     }
 }
 
+/* SHMEM_STREAM_COPY_MIN: auto, or a size (0: never). */
+static void set_stream_copies(void) {
+    const char *v = shmemi.cfg.STREAM_COPY_MIN;
+    size_t n;
+    if (!strcmp(v, "auto"))
+        n = sdma_copy_set_stream_min(SDMA_COPY_STREAM_AUTO);
+    else if (!shmemi_parse_size(v, &n))
+        sdma_copy_set_stream_min(n);
+    else
+        shmemi_fatal("SHMEM_STREAM_COPY_MIN=%s: expected auto or a size in bytes with an "
+                     "optional k/m/g suffix (0: never)", v);
+    shmemi_debug("copies of at least %zu bytes use streaming stores", n);
+}
+
 /* SHMEM_HEAP: auto is the device heap in GPU builds, the host heap in CPU
  * builds. */
 static void choose_heap_kind(void) {
@@ -224,6 +218,9 @@ static int do_init(int requested) {
     if (shmemi.my_pe == 0)
         shmemi_env_unknown(environ, report_unknown, NULL);
 
+    set_stream_copies();
+    if (shmemi_wait_init())
+        shmemi_fatal("cannot set up waiting");
     choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");
@@ -264,6 +261,7 @@ int shmem_init_thread(int requested, int *provided) {
             shmemi_fatal("shmem_init called after shmem_finalize: the library cannot restart");
         if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
             requested = SHMEM_THREAD_MULTIPLE;
+        shmemi.thread_asked = requested;
         do_init(requested);
     }
     init_calls++;
@@ -276,7 +274,15 @@ int shmem_init_thread(int requested, int *provided) {
     return 0;
 }
 
-void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL); }
+/* Every level is provided; the level asked for is remembered (shmem_init asks
+ * for none: SINGLE), and lets deprecated active-set collectives over every PE
+ * take the barrier-free path (they may not run concurrently then). */
+void shmem_init(void) {
+    int first = !__atomic_load_n(&shmemi.initialized, __ATOMIC_ACQUIRE);
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL);
+    if (first)
+        __atomic_store_n(&shmemi.thread_asked, SHMEM_THREAD_SINGLE, __ATOMIC_RELAXED);
+}
 
 void shmem_query_thread(int *provided) {
     shmemi_check_init(__func__);
@@ -295,6 +301,7 @@ static void finalize(int implicit) {
          * (not a barrier: it must never pair with a peer's shmem_barrier_all). */
         shmemi_quiet(shmemi_ctx_default_handle, "shmem_finalize");
         shmemi_live_finalize(implicit);
+        shmemi_wait_report();
         shmemi_engine_fini();
         shmemi_device_state_fini();
         shmemi.initialized = 0;
@@ -350,7 +357,10 @@ int shmem_addr_accessible(const void *addr, int pe) {
 void *shmem_ptr(const void *dest, int pe) {
     shmemi_check_init(__func__);
     struct shmemi_route r;
-    return shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
+    void *p = shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
+    if (p) /* stores through it wake no one: waits re-read their words more often */
+        __atomic_store_n(&shmemi.raw_stores, 1, __ATOMIC_RELAXED);
+    return p;
 }
 
 void shmem_info_get_version(int *major, int *minor) {

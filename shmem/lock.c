@@ -24,11 +24,14 @@ void shmem_set_lock(long *lock) {
      * counter wraps within its 32 bits. */
     uint64_t v = __atomic_fetch_add(w, LOCK_TICKET, __ATOMIC_RELAXED);
     uint32_t ticket = (uint32_t)(v >> 32);
-    struct shmemi_spin s = {0};
+    /* The word is PE 0's: a waiter that sleeps sleeps on PE 0's wake word. */
+    struct shmemi_spin s = SHMEMI_SPIN_ON(0);
+    shmemi_spin_watch(&s, w, sizeof(*w));
     /* Acquire: pairs with the release in shmem_clear_lock of the previous
      * holder, so its critical section happens before ours. */
     while ((uint32_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) & LOCK_SERVING) != ticket)
         shmemi_spin(&s);
+    shmemi_spin_end(&s);
 }
 
 int shmem_test_lock(long *lock) {
@@ -57,4 +60,5 @@ void shmem_clear_lock(long *lock) {
     do {
         nv = (v & ~LOCK_SERVING) | (uint64_t)(uint32_t)((uint32_t)v + 1u);
     } while (!__atomic_compare_exchange_n(w, &v, nv, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    shmemi_wake_at(0, w, sizeof(*w));
 }

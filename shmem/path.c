@@ -34,8 +34,10 @@ int shmemi_paths_init(void) {
         if (used)
             shmemi_paths[shmemi_npaths++] = rows[i];
     }
+    /* The data segment is a region only when it is symmetric
+     * (SHMEM_SHARE_STATIC_DATA). */
     for (int g = 0; g < SHMEMI_REGIONS; g++)
-        if ((g == shmemi.user_region || g == SHMEMI_REGION_DATA) &&
+        if ((g == shmemi.user_region || (g == SHMEMI_REGION_DATA && shmemi.data_size)) &&
             !shmemi.peers[shmemi.my_pe].path[g])
             shmemi_fatal("no path reaches region %d of this PE's symmetric memory", g);
     return 0;

@@ -62,9 +62,12 @@ void shmemi_sync_all(void) {
         /* Release: everything this PE stored before the barrier is visible
          * to whoever acquires this word. */
         __atomic_store_n(&to->barrier[k].v, epoch, __ATOMIC_RELEASE);
+        shmemi_wake_at((me + dist) % n, &to->barrier[k].v, sizeof(uint64_t));
         struct shmemi_spin s = {.world_epoch = epoch};
+        shmemi_spin_watch(&s, &mine->barrier[k].v, sizeof(uint64_t));
         while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
     }
 }
 
@@ -115,17 +118,24 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
     long *release = &psync[1];
     shmemi_remote(release, sizeof(long), shmemi.my_pe, fn);
     struct shmemi_spin s = {0};
+    shmemi_spin_watch(&s, shmemi.my_pe == start ? (void *)count : (void *)release, sizeof(long));
     if (shmemi.my_pe == start) {
         while (__atomic_load_n(count, __ATOMIC_ACQUIRE) != size - 1)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
         __atomic_store_n(count, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
-        for (int i = 1; i < size; i++)
-            __atomic_store_n((long *)shmemi_remote(release, sizeof(long), start + (int)(i * stride), fn),
-                             1L, __ATOMIC_RELEASE);
+        for (int i = 1; i < size; i++) {
+            int pe = start + (int)(i * stride);
+            long *r = shmemi_remote(release, sizeof(long), pe, fn);
+            __atomic_store_n(r, 1L, __ATOMIC_RELEASE);
+            shmemi_wake_at(pe, r, sizeof(long));
+        }
     } else {
         __atomic_fetch_add(count, 1, __ATOMIC_ACQ_REL);
+        shmemi_wake_at(start, count, sizeof(long));
         while (__atomic_load_n(release, __ATOMIC_ACQUIRE) != 1)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
         __atomic_store_n(release, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
     }
 }
@@ -237,8 +247,10 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
     static void wait_until_##N(T *ivar, int cmp, T v, const char *fn) {                       \
         check_##N(ivar, 1, fn);                                                               \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, ivar, sizeof(T));                                               \
         while (!cmp_##N(ivar, cmp, v, fn))                                                    \
             shmemi_spin(&s);                                                                  \
+        shmemi_spin_end(&s);                                                                  \
     }                                                                                         \
     /* The array forms: `vals` is NULL for one value, else one per element. */                \
     static int all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals, const char *fn) { \
@@ -277,8 +289,10 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
                              const char *fn) {                                                \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         while (!all_##N(iv, n, st, cmp, v, vals, fn))                                         \
             shmemi_spin(&s);                                                                  \
+        shmemi_spin_end(&s);                                                                  \
     }                                                                                         \
     static size_t test_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
                                const char *fn) {                                              \
@@ -292,11 +306,14 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
         check_##N(iv, n, fn);                                                                 \
         struct any_cursor *c = any_cursor(iv, n);                                             \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t i = any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn);                  \
-            if (i != SIZE_MAX || !live)                                                       \
+            if (i != SIZE_MAX || !live) {                                                     \
+                shmemi_spin_end(&s);                                                          \
                 return any_returned(c, i);                                                    \
+            }                                                                                 \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }                                                                                         \
@@ -304,11 +321,14 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
                                 const T *vals, const char *fn) {                              \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t k = some_##N(iv, n, idx, st, cmp, v, vals, &live, fn);                     \
-            if (k || !live)                                                                   \
+            if (k || !live) {                                                                 \
+                shmemi_spin_end(&s);                                                          \
                 return k;                                                                     \
+            }                                                                                 \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }

@@ -129,10 +129,13 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
          * the member that acquires this word; transitively, to every member
          * once the last round is done. */
         __atomic_store_n(&to->sync[k].v, epoch, __ATOMIC_RELEASE);
+        shmemi_wake_at(t->start + ((me + dist) % n) * t->stride, &to->sync[k].v, sizeof(uint64_t));
         struct shmemi_spin sp = {0};
+        shmemi_spin_watch(&sp, &mine->sync[k].v, sizeof(uint64_t));
         /* Acquire: pairs with the release store of member me - 2^k. */
         while (__atomic_load_n(&mine->sync[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&sp);
+        shmemi_spin_end(&sp);
     }
 }
 

@@ -142,6 +142,10 @@ int shmemi_plan_arm(struct shmemx_plan *p, uint32_t r) {
 void shmemi_plan_open_gates(struct shmemx_plan *p, uint32_t r) {
     for (size_t k = 0; k < p->own; k++)
         __atomic_store_n(&p->w.gates[(size_t)p->chunk_base[p->me] + k], r, __ATOMIC_RELEASE);
+    /* Where the engine's thread has no CPU of its own, no kick: the caller
+     * waits next and runs the chains itself (shmem/engine.c). */
+    if (!shmemi_engine_offload())
+        return;
     for (int q = 0; q < p->n; q++)
         if (shmemi_plan_queues && shmemi_plan_queues[q].q) {
             sdma_queue_kick(shmemi_plan_queues[q].q); /* one engine thread serves them all */

@@ -254,20 +254,24 @@ static int blocked(struct shmemx_plan *p) {
 static int drain(struct shmemx_plan *p, double timeout_s) {
     double deadline = shmemi_plan_now() + timeout_s;
     unsigned spins = 0;
+    int look = 0, rc = 0;
+    struct shmemi_spin sp = {0};
     size_t first = (size_t)p->chunk_base[p->me];
-    for (size_t c = first; c < first + p->own; c++)
-        for (int q = 0; q < p->n; q++)
+    for (size_t c = first; c < first + p->own && !rc; c++)
+        for (int q = 0; q < p->n && !rc; q++)
             while (q != p->me && __atomic_load_n(&p->w.sent[c * (size_t)p->n + (size_t)q],
                                                  __ATOMIC_ACQUIRE) < p->prepared) {
-                int rc = shmemi_plan_queue_failure(p);
-                if (rc)
-                    return rc;
-                if ((spins & 255) == 255 && shmemi_plan_now() > deadline)
-                    return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "close: chunk %zu did not "
-                                           "reach PE %d within %g s", c, q, timeout_s);
-                shmemi_view_relax(&spins);
+                if ((rc = shmemi_plan_queue_failure(p)))
+                    break;
+                if (look && shmemi_plan_now() > deadline) {
+                    rc = shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "close: chunk %zu did not "
+                                         "reach PE %d within %g s", c, q, timeout_s);
+                    break;
+                }
+                look = shmemi_plan_relax(&sp, &spins);
             }
-    return 0;
+    shmemi_spin_end(&sp);
+    return rc;
 }
 
 /* Free what the plan holds. Collective (the symmetric words). */

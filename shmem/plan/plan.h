@@ -34,8 +34,6 @@
 
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
-/* Host waits of the plan run the soft engine's ready packets themselves. */
-#define SHMEMI_VIEW_PROGRESS() sdma_engine_progress(shmemi_engine())
 #include "device/plan_view.h"
 #include "shmem/plan/ledger.h"
 
@@ -216,5 +214,15 @@ int shmemi_plan_stream_error(struct shmemx_plan *p);
 void shmemi_plan_watch_drop(struct shmemx_plan *p);
 /* finalize: end the watchdog thread (no-op in CPU builds). */
 void shmemi_plan_watch_stop(void);
+
+/* One turn of a host wait of the plans: the core's waiter (it spins, runs the
+ * engine's ready packets, then sleeps until a store wakes it: shmem/wait.c).
+ * Returns 1 when the caller should look at the clock: every 256 turns, and
+ * every turn once the waiter sleeps. The loop ends with shmemi_spin_end. */
+static inline int shmemi_plan_relax(struct shmemi_spin *sp, unsigned *spins) {
+    int look = (++*spins & 255) == 0 || sp->blocking;
+    shmemi_spin(sp);
+    return look;
+}
 
 #endif

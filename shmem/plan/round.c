@@ -25,24 +25,29 @@ int shmemi_plan_check_live(struct shmemx_plan *p, const char *fn) {
 static int stream_catch_up(struct shmemx_plan *p) {
     double deadline = shmemi_plan_now() + p->timeout_s;
     unsigned spins = 0;
+    int look = 0, rc = 0;
+    struct shmemi_spin sp = {0};
     for (;;) {
         uint32_t done = __atomic_load_n(p->w.done, __ATOMIC_ACQUIRE);
-        int rc = shmemi_plan_stream_error(p);
-        if (rc)
-            return rc;
+        if ((rc = shmemi_plan_stream_error(p)))
+            break;
         pthread_mutex_lock(&shmemi_plan_lock);
         for (int q = 0; q < p->n; q++)
             if (q != p->me)
                 shmemi_ledger_release(&shmemi_plan_queues[q].ledger, p, done);
         pthread_mutex_unlock(&shmemi_plan_lock);
         if (p->round <= SHMEMI_PLAN_VIEW_SLOTS || done >= p->round - SHMEMI_PLAN_VIEW_SLOTS)
-            return 0;
-        if ((spins & 255) == 255 && shmemi_plan_now() > deadline)
-            return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: the stream has not passed "
-                                   "round %u's fence within %g s (its view slot is still in use)",
-                                   p->round, p->round - SHMEMI_PLAN_VIEW_SLOTS, p->timeout_s);
-        shmemi_view_relax(&spins);
+            break;
+        if (look && shmemi_plan_now() > deadline) {
+            rc = shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: the stream has not passed "
+                                 "round %u's fence within %g s (its view slot is still in use)",
+                                 p->round, p->round - SHMEMI_PLAN_VIEW_SLOTS, p->timeout_s);
+            break;
+        }
+        look = shmemi_plan_relax(&sp, &spins);
     }
+    shmemi_spin_end(&sp);
+    return rc;
 }
 
 int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
@@ -185,12 +190,14 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
     double deadline = shmemi_plan_now() + timeout_s;
     size_t cursor = 0;
     unsigned spins = 0;
-    int peer = -1;
+    int peer = -1, look = 0;
+    struct shmemi_spin sp = {0};
     for (;;) {
         if ((rc = shmemi_plan_recorded_error(p)))
             break;
         long c = shmemi_plan_first_missing(p, p->round, &cursor, &peer);
         if (c < 0) {
+            shmemi_spin_end(&sp);
             p->state = SHMEMX_PLAN_DELIVERED;
             pthread_mutex_lock(&shmemi_plan_lock);
             for (int q = 0; q < p->n; q++)
@@ -199,7 +206,7 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
             pthread_mutex_unlock(&shmemi_plan_lock);
             return 0;
         }
-        if ((spins & 255) == 255) {
+        if (look) {
             if ((rc = shmemi_plan_queue_failure(p)))
                 break;
             if (shmemi_plan_now() > deadline) {
@@ -207,8 +214,9 @@ int shmemx_plan_wait(shmemx_plan_t p, double timeout_s) {
                 break;
             }
         }
-        shmemi_view_relax(&spins);
+        look = shmemi_plan_relax(&sp, &spins);
     }
+    shmemi_spin_end(&sp);
     p->state = SHMEMX_PLAN_FAILED;
     return rc;
 }
@@ -258,21 +266,26 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
             __atomic_store_n((uint32_t *)shmemi_plan_at_peer(&p->w.abortw[p->me], q), r,
                              __ATOMIC_RELAXED);
         /* Release: our abort word is visible before the fence word. */
-        __atomic_store_n((uint32_t *)shmemi_plan_at_peer(&p->w.fence[p->me], q), r,
-                         __ATOMIC_RELEASE);
+        uint32_t *f = shmemi_plan_at_peer(&p->w.fence[p->me], q);
+        __atomic_store_n(f, r, __ATOMIC_RELEASE);
+        shmemi_wake_at(q, f, sizeof(*f)); /* its waits, and its engine's fence POLLs */
     }
     double deadline = shmemi_plan_now() + p->timeout_s;
     unsigned spins = 0;
+    int look = 0;
+    struct shmemi_spin sp = {0};
     for (int q = 0; q < p->n; q++) {
         while (q != p->me && __atomic_load_n(&p->w.fence[q], __ATOMIC_ACQUIRE) < r) {
-            if ((spins & 255) == 255 && shmemi_plan_now() > deadline) {
+            if (look && shmemi_plan_now() > deadline) {
+                shmemi_spin_end(&sp);
                 p->state = SHMEMX_PLAN_FAILED;
                 return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: PE %d did not reach "
                                        "next_round within %g s", r, q, p->timeout_s);
             }
-            shmemi_view_relax(&spins);
+            look = shmemi_plan_relax(&sp, &spins);
         }
     }
+    shmemi_spin_end(&sp);
     if (prc) {
         p->state = SHMEMX_PLAN_FAILED;
         return shmemi_plan_err(p, prc, "%s", prep_msg);
@@ -305,15 +318,39 @@ int shmemx_plan_run(shmemx_plan_t p, double timeout_s) {
 
 int shmemx_plan_owns(const shmemx_plan_view_t *view, int c) { return shmemi_view_owns(view, c); }
 
-/* No kick here: the PE that waits next runs the engine's ready packets itself
- * (a thread hand-off per gate cost more than the copies), and the engine
- * thread finds the open gate by itself within a millisecond otherwise. */
-void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) { shmemi_view_mark_ready(view, c); }
+/* The gate opened: with a core to spare for the engine's thread, wake it if it
+ * sleeps (one load otherwise). Without, no hand-off: a thread hand-off per
+ * gate costs more than the copies, and the PE that waits next (this one, in
+ * its plan wait) runs the engine's ready packets itself. */
+void shmemx_plan_mark_ready(shmemx_plan_view_t *view, int c) {
+    if (shmemi_view_mark_ready(view, c) && shmemi_engine_offload())
+        shmemi_wake_at(shmemi.my_pe, &view->gates[c], sizeof(view->gates[c]));
+}
 
 int shmemx_plan_arrived(const shmemx_plan_view_t *view, int c) {
     return shmemi_view_arrived(view, c);
 }
 
+/* The view's wait (device/plan_view.h) with the core's waiter: it sleeps
+ * once the wait lasts, until the engine's fence on the chunk wakes it. */
 int shmemx_plan_wait_chunk(const shmemx_plan_view_t *view, int c) {
-    return shmemi_view_wait_chunk(view, c);
+    uint64_t deadline = shmemi_view_now_ns() + view->timeout_ns;
+    unsigned spins = 0;
+    int look = 0, rc = SHMEMX_PLAN_OK;
+    struct shmemi_spin sp = {0};
+    while (!shmemi_view_arrived(view, c)) {
+        /* Acquire: pairs with the winner's CAS in shmemi_view_error. */
+        uint32_t err = sdma_load_acquire_u32(view->error);
+        if (err) {
+            rc = -(int)err;
+            break;
+        }
+        if (look && shmemi_view_now_ns() > deadline) {
+            rc = SHMEMX_PLAN_ETIMEDOUT;
+            break;
+        }
+        look = shmemi_plan_relax(&sp, &spins);
+    }
+    shmemi_spin_end(&sp);
+    return rc;
 }
