@@ -88,6 +88,7 @@ struct shmemi_live {
     uint64_t wait_busy;
     uint32_t wait_sole;
     char wait_what[36]; /* the routine, NUL-terminated */
+};
 /* Blocking waits (shmem/wait.c): the threads of this PE (and its copy
  * engine's thread) that sleep until something stores into this PE's memory
  * sleep on `seq`, a futex word in shared memory, and count themselves in by
