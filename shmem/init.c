@@ -358,8 +358,13 @@ void *shmem_ptr(const void *dest, int pe) {
     shmemi_check_init(__func__);
     struct shmemi_route r;
     void *p = shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
-    if (p) /* stores through it wake no one: waits re-read their words more often */
+    if (p) {
+        /* Stores through it wake no one: waits on this PE's and on the
+         * target's words re-read them more often. */
         __atomic_store_n(&shmemi.raw_stores, 1, __ATOMIC_RELAXED);
+        if (r.pe != shmemi.my_pe && shmemi.heap_kind == SHMEMI_HEAP_HOST)
+            __atomic_store_n(&shmemi_ctl_of(r.pe)->wake.raw, 1, __ATOMIC_RELAXED);
+    }
     return p;
 }
 

@@ -105,7 +105,7 @@ struct shmemi_watch {
 };
 struct shmemi_wake {
     _Alignas(SHMEMI_CACHELINE) uint32_t seq;
-    uint32_t pad;
+    uint32_t raw; /* some PE may store here through shmem_ptr: such stores wake no one */
     union {
         uint64_t sleepers; /* both counts, for writers' one load */
         struct {
@@ -292,6 +292,7 @@ struct shmemi_state {
     uint64_t barrier_epoch;
     int wake_fence; /* writers fence before shmemi_wake's load (no membarrier here) */
     int raw_stores; /* shmem_ptr handed out a pointer: words may change without a wake */
+                    /* (the PE it points into learns it through its wake block's raw) */
     struct shmemi_config cfg;
 };
 

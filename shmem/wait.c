@@ -123,12 +123,13 @@ static struct shmemi_wake *wake_of(const struct shmemi_spin *s) {
     return &shmemi_ctl_of(s->owner ? s->owner - 1 : shmemi.my_pe)->wake;
 }
 
-/* Whether every writer of the words waited on wakes its sleepers: not when a
- * hardware engine or a GPU writes them, nor after shmem_ptr handed out a
- * pointer that user code may store through. */
-static int wakes_reliable(void) {
-    return !shmemi.raw_stores && shmemi.heap_kind == SHMEMI_HEAP_HOST &&
-           shmemi_engine_wakes();
+/* Whether every writer of the words a wait watches wakes it: not when some PE
+ * stores into the owner's memory through shmem_ptr (it told the owner's wake
+ * block, or this PE did), nor on the device heap (GPUs write it), nor with a
+ * hardware engine, which cannot wake. */
+static int wakes_reliable(const struct shmemi_spin *s) {
+    return !shmemi.raw_stores && !__atomic_load_n(&wake_of(s)->raw, __ATOMIC_RELAXED) &&
+           shmemi.heap_kind == SHMEMI_HEAP_HOST && shmemi_engine_wakes();
 }
 
 /* The region and offsets of [addr, addr + len) of PE pe's memory as mapped
@@ -215,7 +216,7 @@ static void arm(struct shmemi_spin *s) {
 }
 
 static void sleep_armed(struct shmemi_spin *s) {
-    int reliable = wakes_reliable();
+    int reliable = wakes_reliable(s);
     uint32_t cap = reliable ? (uint32_t)shmemi.cfg.WAIT_SLEEP_MAX_US : UNRELIABLE_MAX_US;
     if (!s->sleep_us)
         s->sleep_us = reliable ? RELIABLE_FIRST_US : UNRELIABLE_FIRST_US;
