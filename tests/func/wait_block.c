@@ -49,6 +49,13 @@ static void check_wait(const char *what, struct usage a) {
 int main(void) {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
+    /* A hardware copy engine (hsakmt) cannot wake a sleeping thread, so every
+     * wait polls its words every 20-100 us (README, SHMEM_WAIT_SLEEP_MAX_US). */
+    if (!strcmp(shmemx_copy_engine_name(), "hsakmt")) {
+        func_pass("wait_block (not with a hardware copy engine)");
+        shmem_finalize();
+        return 0;
+    }
     if (n < 2) {
         func_pass("wait_block (needs 2 PEs)");
         shmem_finalize();
