@@ -6,6 +6,8 @@
  *   alltoall_lat           alltoall, `size` bytes from each PE to each PE
  *   reduce_long_sum_lat    sum reduction of size/8 longs
  *   reduce_double_sum_lat  sum reduction of size/8 doubles
+ *   inscan_long_lat        inclusive prefix sum of size/8 longs (1.6 API only)
+ *   exscan_long_lat        exclusive prefix sum of size/8 longs (1.6 API only)
  *   team_sync_lat          shmem_team_sync(SHMEM_TEAM_WORLD) (1.5 API only)
  *
  * With an OpenSHMEM 1.5 shmem.h the team-based routines on SHMEM_TEAM_WORLD
@@ -25,10 +27,20 @@
 #else
 #define COLL_API_15 0
 #endif
+#if defined(SHMEM_MAJOR_VERSION) && (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION) >= 106
+#define COLL_API_16 1
+#else
+#define COLL_API_16 0
+#endif
 
-enum coll { C_BCAST, C_FCOLLECT, C_ALLTOALL, C_RED_LONG, C_RED_DOUBLE, C_COUNT };
-static const char *const coll_name[C_COUNT] = {"bcast_lat", "fcollect_lat", "alltoall_lat",
-                                               "reduce_long_sum_lat", "reduce_double_sum_lat"};
+enum coll { C_BCAST, C_FCOLLECT, C_ALLTOALL, C_RED_LONG, C_RED_DOUBLE, C_INSCAN, C_EXSCAN,
+            C_COUNT };
+static const char *const coll_name[C_COUNT] = {"bcast_lat",           "fcollect_lat",
+                                               "alltoall_lat",        "reduce_long_sum_lat",
+                                               "reduce_double_sum_lat", "inscan_long_lat",
+                                               "exscan_long_lat"};
+/* The scans exist from 1.6 on: with an older library their rows are left out. */
+#define COLL_LAST (COLL_API_16 ? C_COUNT : C_INSCAN)
 
 #if !COLL_API_15
 static long psync[SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
@@ -50,6 +62,10 @@ static void do_coll(enum coll c, char *dst, char *src, size_t size)
     case C_FCOLLECT: shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, size); break;
     case C_ALLTOALL: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, size); break;
     case C_RED_LONG: shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)dst, (long *)src, n64); break;
+#if COLL_API_16
+    case C_INSCAN: shmem_long_sum_inscan(SHMEM_TEAM_WORLD, (long *)dst, (long *)src, n64); break;
+    case C_EXSCAN: shmem_long_sum_exscan(SHMEM_TEAM_WORLD, (long *)dst, (long *)src, n64); break;
+#endif
     default: shmem_double_sum_reduce(SHMEM_TEAM_WORLD, (double *)dst, (double *)src, n64); break;
     }
 #else
@@ -126,7 +142,7 @@ int main(int argc, char **argv)
         bench_report(&o, "team_sync_lat", np, "lat_median", v, "us");
     }
 #endif
-    for (int c = 0; c < C_COUNT; c++) {
+    for (int c = 0; c < COLL_LAST; c++) {
         for (size_t size = o.min_size; size; size = bench_next_size(&o, size)) {
             size_t s = size & ~(size_t)7;
             long n = bench_iters_for(&o, s * np, 512 * BENCH_MIB);

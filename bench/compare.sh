@@ -3,7 +3,7 @@
 # peer OpenSHMEM (Open MPI's OSHMEM by default) in one go, and print a table
 # of ratios.
 #
-#   bench/compare.sh [--build DIR] [--np N] [--quick] [--png out.png]
+#   bench/compare.sh [--build DIR] [--np N] [--quick] [--svg out.svg] [--png out.png]
 #                    [--repeat R] [--timeout S] [--keep DIR] [--only ours|theirs]
 #
 # Every program is compiled twice from the same source: with DIR/bin/oshcc
@@ -11,7 +11,12 @@
 # its own launcher, ours and theirs alternating which goes first, so that
 # drift on a noisy machine hits both sides alike; --repeat R runs the whole
 # suite R times (the order flipping each time) and keeps, per row and side,
-# the median of the R figures.  Each run has a timeout.
+# the median of the R figures.  Each run has a timeout.  The programs are the
+# micro-benchmarks of bench/ (put/get bandwidth from 1 to 64 MiB included) and
+# the application kernels of bench/apps/ (each validates its result).
+# --svg draws our figures against the peer's (bandwidth and latency over
+# message sizes, the applications and headline rows as ratios) with
+# bench/plot_svg.py (python3, standard library only).
 # The peer's figures are kept even when it crashes after printing them
 # (Open MPI 4.1's OSHMEM often does, in shmem_finalize).
 #
@@ -32,6 +37,7 @@ build=./build
 np=2
 quick=0
 png=
+svg=
 limit=300
 repeat=1
 keep=
@@ -45,6 +51,7 @@ while [ $# -gt 0 ]; do
     --np) np=${2:?--np needs a number}; shift 2 ;;
     --quick) quick=1; shift ;;
     --png) png=${2:?--png needs a file name}; shift 2 ;;
+    --svg) svg=${2:?--svg needs a file name}; shift 2 ;;
     --repeat) repeat=${2:?--repeat needs a count}; shift 2 ;;
     --timeout) limit=${2:?--timeout needs seconds}; shift 2 ;;
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
@@ -86,7 +93,7 @@ else
     work=$(mktemp -d "${TMPDIR:-/tmp}/shmem-bench.XXXXXX")
     trap 'rm -rf "$work"' EXIT
 fi
-mkdir -p "$work/ours" "$work/theirs" "$work/log"
+mkdir -p "$work/ours/apps" "$work/theirs/apps" "$work/log"
 : >"$work/ours.csv"
 : >"$work/theirs.csv"
 ours_failed=0
@@ -96,17 +103,19 @@ say() { printf '%s\n' "$*" >&2; }
 # ---------------------------------------------------------------- build
 core="put_lat get_lat pingpong_lat put_bw get_bw bibw amo_lat barrier_lat msg_rate"
 optional="coll_lat"
+apps="apps/stencil apps/transpose apps/wavefront apps/bucket_sort"
 for side in ours theirs; do
     [ $side = ours ] && [ $do_ours = 0 ] && continue
     [ $side = theirs ] && [ $do_theirs = 0 ] && continue
     cc=$ours_cc; [ $side = theirs ] && cc=$theirs_cc
-    for p in $core $optional; do
+    for p in $core $optional $apps; do
         # shellcheck disable=SC2086
-        if ! "$cc" $cflags -o "$work/$side/$p" "$here/$p.c" >"$work/log/$side-$p.build" 2>&1; then
+        blog="$work/log/$side-$(echo "$p" | tr / _).build"
+        if ! "$cc" $cflags -o "$work/$side/$p" "$here/$p.c" >"$blog" 2>&1; then
             case " $optional " in
             *" $p "*) say "note: $side: $p did not build (optional; see --keep logs)" ;;
             *)
-                say "error: $side: $p did not build:"; sed 's/^/  /' "$work/log/$side-$p.build" | head -20 >&2
+                say "error: $side: $p did not build:"; sed 's/^/  /' "$blog" | head -20 >&2
                 [ $side = ours ] && ours_failed=1 ;;
             esac
             rm -f "$work/$side/$p"
@@ -119,13 +128,20 @@ done
 runs=(
     "put_lat" "put_lat --nbi" "get_lat" "get_lat --nbi" "pingpong_lat"
     "put_bw" "put_bw --nbi" "get_bw" "bibw"
+    "put_bw -b 1M -e 64M -W 2 -n 20 -w 2" "get_bw -b 1M -e 64M -W 2 -n 20 -w 2"
+    "put_bw --nbi -b 1M -e 64M -W 2 -n 20 -w 2"
     "amo_lat" "barrier_lat" "msg_rate" "coll_lat"
+    "apps/stencil" "apps/transpose" "apps/wavefront" "apps/bucket_sort"
 )
 quick_args() {
     case "$1" in
     put_lat|get_lat) echo "-e 1M -n 300 -w 30" ;;
     put_bw|get_bw|bibw) echo "-e 1M -n 30 -w 5" ;;
     coll_lat) echo "-e 64K -f 8 -n 200 -w 20" ;;
+    apps/stencil) echo "-N 1024 -n 5 -w 1" ;;
+    apps/transpose) echo "-N 1024 -n 3 -w 1" ;;
+    apps/wavefront) echo "-N 1000 -n 5 -w 1" ;;
+    apps/bucket_sort) echo "-N 4M -n 2 -w 1" ;;
     *) echo "-n 2000 -w 200" ;;
     esac
 }
@@ -175,7 +191,7 @@ for ((rep = 0; rep < repeat; rep++)); do
         # shellcheck disable=SC2086
         set -- $r
         prog=$1; shift
-        name=$(echo "$r" | tr ' ' '_' | tr -d '-')
+        name=$(echo "$r" | tr ' /' '__' | tr -d '-')
         [ "$repeat" -gt 1 ] && name="$name.r$((rep + 1))"
         extra=""
         [ $quick = 1 ] && extra=$(quick_args "$prog")
@@ -194,11 +210,14 @@ for ((rep = 0; rep < repeat; rep++)); do
 done
 
 # ---------------------------------------------------------------- table
-headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 barrier_all,$np"
+headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 barrier_all,$np app_sort_exchange,16777216"
+# Collectives by size (coll_lat; the scans are ours only: 1.6)
+headline="$headline bcast_lat,8 bcast_lat,65536 fcollect_lat,8 alltoall_lat,8 reduce_long_sum_lat,8"
+headline="$headline reduce_long_sum_lat,65536 inscan_long_lat,8 exscan_long_lat,8"
 
 awk -F, -v headline="$headline" -v ours_id="$ours_id" -v theirs_id="$theirs_id" \
     -v np="$np" -v rounds="$repeat" -v tsv="$work/table.tsv" '
-function better(u) { return (u == "us" || u == "ms" || u == "ns") ? -1 : 1 }
+function better(u) { return (u == "us" || u == "ms" || u == "ns" || u == "s" || u == "1/s") ? -1 : 1 }
 function fmt(v) {
     if (v == "") return "-"
     return v >= 1000 ? sprintf("%.0f", v) : v >= 1 ? sprintf("%.3f", v) : sprintf("%.4f", v)
@@ -250,7 +269,16 @@ END {
     if (flag) print "note: some latencies are below 0.1 us: such a put/get is a load/store into a mapped heap (see bench/README.md)"
 }' "$work/ours.csv" "$work/theirs.csv"
 
-# ---------------------------------------------------------------- plot
+# ---------------------------------------------------------------- plots
+if [ -n "$svg" ]; then
+    if command -v python3 >/dev/null &&
+        python3 "$here/plot_svg.py" "$work/ours.csv" "$work/theirs.csv" "$svg" \
+            "ours: $ours_id -- peer: $theirs_id ($np PEs)"; then
+        say "wrote $svg"
+    else
+        say "note: --svg: python3 missing or plotting failed; no picture"
+    fi
+fi
 if [ -n "$png" ]; then
     if [ -s "$work/table.tsv" ] && python3 -c 'import matplotlib' 2>/dev/null; then
         python3 - "$work/table.tsv" "$png" "$ours_id" "$theirs_id" <<'PY' || say "note: --png: plotting failed"

@@ -9,6 +9,8 @@
 #ifndef SHMEM_DEVICE_GPU_H
 #define SHMEM_DEVICE_GPU_H
 
+#include <string.h>
+
 #if defined(SHMEM_GPU_HIP)
 /* ------------------------------------------------------------ AMD (HIP) */
 #if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_HCC__)
@@ -24,6 +26,17 @@
 #define shmemi_gpu_malloc_coherent(ptr, size) \
     hipExtMallocWithFlags((ptr), (size), hipDeviceMallocFinegrained)
 #define SHMEMI_GPU_VENDOR "HIP"
+
+/* The GPU's 16-byte UUID, to tell whether two PEs use one GPU. */
+static inline hipError_t shmemi_gpu_uuid(int dev, unsigned char out[16]) {
+    hipUUID u;
+    hipError_t e = hipDeviceGetUuid(&u, dev);
+    if (e == hipSuccess)
+        memcpy(out, u.bytes, 16);
+    return e;
+}
+/* No sharing server: processes on one AMD GPU get queues of their own. */
+#define SHMEMI_GPU_HAS_MPS 0
 
 #elif defined(SHMEM_GPU_CUDA)
 /* -------------------------------------------------------- NVIDIA (CUDA) */
@@ -100,6 +113,7 @@ typedef struct cudaPointerAttributes hipPointerAttribute_t;
 #define hipStreamWaitEvent cudaStreamWaitEvent
 #define hipHostGetDevicePointer cudaHostGetDevicePointer
 #define hipDeviceGetAttribute cudaDeviceGetAttribute
+#define hipDeviceGetPCIBusId cudaDeviceGetPCIBusId
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipLaunchKernel cudaLaunchKernel
 
@@ -113,6 +127,31 @@ typedef struct cudaPointerAttributes hipPointerAttribute_t;
  * system-scope atomics and IPC peers. */
 #define shmemi_gpu_malloc_coherent(ptr, size) cudaMalloc((ptr), (size))
 #define SHMEMI_GPU_VENDOR "CUDA"
+
+/* The GPU's 16-byte UUID (a MIG instance has its own), to tell whether two
+ * PEs use one GPU. */
+static inline hipError_t shmemi_gpu_uuid(int dev, unsigned char out[16]) {
+    struct cudaDeviceProp p;
+    hipError_t e = cudaGetDeviceProperties(&p, dev);
+    if (e == cudaSuccess)
+        memcpy(out, &p.uuid, 16);
+    return e;
+}
+/* Whether this process's contexts on the GPU go through the MPS server (NVIDIA's
+ * Multi-Process Service, which lets kernels of several processes run at once
+ * instead of taking turns): 1, 0, or -1 where the runtime cannot say. */
+#define SHMEMI_GPU_HAS_MPS 1
+static inline int shmemi_gpu_mps(int dev) {
+#if CUDART_VERSION >= 12060
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMpsEnabled, dev) == cudaSuccess)
+        return v != 0;
+    (void)cudaGetLastError();
+#else
+    (void)dev;
+#endif
+    return -1;
+}
 
 /* Device side: atomicAdd_system, atomicCAS_system, atomicExch_system,
  * atomicAnd/Or/Xor_system, __threadfence_system and the launch syntax carry

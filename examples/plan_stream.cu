@@ -38,6 +38,7 @@
 #define hipStreamSynchronize cudaStreamSynchronize
 #define hipMalloc cudaMalloc
 #define hipMemset cudaMemset
+#define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipMemcpy cudaMemcpy
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
 #define hipGetLastError cudaGetLastError
@@ -115,6 +116,7 @@ int main(int argc, char **argv) {
         shmem_global_exit(1);
     }
     hipMemset(buf, 0, bytes);
+    hipDeviceSynchronize(); /* a memset returns before it is done: done before peers copy in */
 
     /* This PE's block, CHUNKS chunks of rows, WRITERS workgroups each. */
     shmemx_region_t regions[CHUNKS];

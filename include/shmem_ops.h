@@ -24,8 +24,10 @@
  *           rma, amo, signal, coll, p2p, order, lock, cache, prof)
  *   FILE    the source file of shmem/ that defines it (init, heap, team, rma,
  *           amo, sync, coll, lock, profile)
- *   VER     v15 (OpenSHMEM 1.5), dep (deprecated by 1.5 or earlier),
- *           v16 (new in 1.6), ext (a shmem_ name outside the specification)
+ *   VER     v15 (OpenSHMEM 1.5), dep (deprecated by 1.5 or earlier and still
+ *           supported by 1.6), v16 (new in 1.6), rem (removed by 1.5; kept so
+ *           that old programs link), ext (a shmem_ name outside the
+ *           specification that other implementations ship)
  *   FORMS   ctx: shmem_NAME on the default context and shmem_ctx_NAME(ctx, ...);
  *           def: shmem_NAME only, on the default context; plain: shmem_NAME only;
  *           bare: NAME itself, without the shmem_ prefix (start_pes...)
@@ -101,8 +103,21 @@
     SHMEMI_FN(ctx, team, v15, plain, host, void, ctx_destroy, (shmem_ctx_t ctx))                  \
     SHMEMI_FN(ctx, team, v15, plain, host, int, ctx_get_team,                                     \
               (shmem_ctx_t ctx, shmem_team_t *team))                                              \
+    SHMEMI_FN(ctx, team, v16, plain, host, void, ctx_session_start,                               \
+              (shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config,           \
+               long config_mask))                                                                 \
+    SHMEMI_FN(ctx, team, v16, plain, host, void, ctx_session_stop, (shmem_ctx_t ctx))             \
+    /* The sessions' draft spelling, as the reference implementation ships it. */                 \
+    SHMEMI_FN(ctx, team, ext, plain, host, void, session_start, (long options, shmem_ctx_t ctx))  \
+    SHMEMI_FN(ctx, team, ext, plain, host, void, session_stop, (shmem_ctx_t ctx))                 \
                                                                                                   \
     SHMEMI_FN(signal, rma, v15, plain, hd, uint64_t, signal_fetch, (const uint64_t *sig_addr))    \
+    SHMEMI_OP(signal, rma, v16, ctx, host, void, signal, void, signal_add,                        \
+              (uint64_t *sig_addr, uint64_t signal, int pe), (sig_addr, signal, pe), none,        \
+              (SHMEMI_B_SIGNAL(SHMEM_SIGNAL_ADD)))                                                \
+    SHMEMI_OP(signal, rma, v16, ctx, host, void, signal, void, signal_set,                        \
+              (uint64_t *sig_addr, uint64_t signal, int pe), (sig_addr, signal, pe), none,        \
+              (SHMEMI_B_SIGNAL(SHMEM_SIGNAL_SET)))                                                \
                                                                                                   \
     SHMEMI_FN(amo, amo, dep, plain, host, long, swap, (long *dest, long value, int pe))           \
                                                                                                   \
@@ -127,12 +142,12 @@
     SHMEMI_FN(lock, lock, v15, plain, host, void, clear_lock, (long *lock))                       \
     SHMEMI_FN(lock, lock, v15, plain, host, int, test_lock, (long *lock))                         \
                                                                                                   \
-    SHMEMI_FN(cache, sync, dep, plain, host, void, clear_cache_inv, (void))                       \
-    SHMEMI_FN(cache, sync, dep, plain, host, void, set_cache_inv, (void))                         \
-    SHMEMI_FN(cache, sync, dep, plain, host, void, clear_cache_line_inv, (void *dest))            \
-    SHMEMI_FN(cache, sync, dep, plain, host, void, set_cache_line_inv, (void *dest))              \
-    SHMEMI_FN(cache, sync, dep, plain, host, void, udcflush, (void))                              \
-    SHMEMI_FN(cache, sync, dep, plain, host, void, udcflush_line, (void *dest))                   \
+    SHMEMI_FN(cache, sync, rem, plain, host, void, clear_cache_inv, (void))                       \
+    SHMEMI_FN(cache, sync, rem, plain, host, void, set_cache_inv, (void))                         \
+    SHMEMI_FN(cache, sync, rem, plain, host, void, clear_cache_line_inv, (void *dest))            \
+    SHMEMI_FN(cache, sync, rem, plain, host, void, set_cache_line_inv, (void *dest))              \
+    SHMEMI_FN(cache, sync, rem, plain, host, void, udcflush, (void))                              \
+    SHMEMI_FN(cache, sync, rem, plain, host, void, udcflush_line, (void *dest))                   \
                                                                                                   \
     SHMEMI_FN(prof, profile, v15, plain, host, void, pcontrol, (const int level, ...))
 
@@ -162,6 +177,14 @@
     SHMEMI_OP(rma, rma, v15, ctx, dev, T, N, void, N##_iget,                                      \
               (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe),    \
               (dest, source, dst, sst, nelems, pe), iget, (SHMEMI_B_IGET(sizeof(T))))             \
+    SHMEMI_OP(rma, rma, v16, ctx, host, T, N, void, N##_ibput,                                    \
+              (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,              \
+               size_t nblocks, int pe),                                                           \
+              (dest, source, dst, sst, bsize, nblocks, pe), ibput, (SHMEMI_B_IBPUT(sizeof(T))))   \
+    SHMEMI_OP(rma, rma, v16, ctx, host, T, N, void, N##_ibget,                                    \
+              (T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,              \
+               size_t nblocks, int pe),                                                           \
+              (dest, source, dst, sst, bsize, nblocks, pe), ibget, (SHMEMI_B_IBGET(sizeof(T))))   \
     SHMEMI_OP(signal, rma, v15, ctx, dev, T, N, void, N##_put_signal,                             \
               (T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal,      \
                int sig_op, int pe),                                                               \
@@ -212,6 +235,14 @@
               (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,       \
                int pe),                                                                           \
               (dest, source, dst, sst, nelems, pe), none, (SHMEMI_B_IGET((B) / 8)))               \
+    SHMEMI_OP(rma, rma, v16, ctx, host, void, B, void, ibput##B,                                  \
+              (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
+               size_t nblocks, int pe),                                                           \
+              (dest, source, dst, sst, bsize, nblocks, pe), none, (SHMEMI_B_IBPUT((B) / 8)))      \
+    SHMEMI_OP(rma, rma, v16, ctx, host, void, B, void, ibget##B,                                  \
+              (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
+               size_t nblocks, int pe),                                                           \
+              (dest, source, dst, sst, bsize, nblocks, pe), none, (SHMEMI_B_IBGET((B) / 8)))      \
     SHMEMI_OP(signal, rma, v15, ctx, hd, void, B, void, put##B##_signal,                          \
               (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,                 \
                uint64_t signal, int sig_op, int pe),                                              \
@@ -368,65 +399,71 @@
               (dest, value, pe), swap, (SHMEMI_B_AMO_FETCH(T, SWAP, dest, value, 0)))
 
 /* ------------------------------------------- point-to-point synchronization */
-/* The _vector forms compare element i with cmp_values[i]. */
-#define SHMEMI_OPS_P2P(T, N)                                                                      \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, void, N##_wait_until,                             \
+/* The _vector forms compare element i with cmp_values[i] (const since 1.6).
+ * VW is the version of wait_until and test, VA of the other families: 1.5
+ * defines them on the standard AMO types and deprecates wait_until and test
+ * on short and unsigned short; the other families on those two are names
+ * other implementations ship (ext). */
+#define SHMEMI_OPS_P2P_V(T, N, VW, VA)                                                            \
+    SHMEMI_OP(p2p, sync, VW, plain, dev, T, N, void, N##_wait_until,                              \
               (T *ivar, int cmp, T cmp_value), (ivar, cmp, cmp_value), wait_until,                \
               (SHMEMI_B_WAIT_UNTIL(N)))                                                           \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, void, N##_wait_until_all,                         \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, void, N##_wait_until_all,                          \
               (T *ivars, size_t nelems, const int *status, int cmp, T cmp_value),                 \
               (ivars, nelems, status, cmp, cmp_value), wait_until_all,                            \
               (SHMEMI_B_WAIT_ALL(N, cmp_value, NULL)))                                            \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_wait_until_any,                       \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_wait_until_any,                        \
               (T *ivars, size_t nelems, const int *status, int cmp, T cmp_value),                 \
               (ivars, nelems, status, cmp, cmp_value), wait_until_any,                            \
               (SHMEMI_B_WAIT_ANY(N, cmp_value, NULL)))                                            \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_wait_until_some,                      \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_wait_until_some,                       \
               (T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,              \
                T cmp_value),                                                                      \
               (ivars, nelems, indices, status, cmp, cmp_value), wait_until_some,                  \
               (SHMEMI_B_WAIT_SOME(N, cmp_value, NULL)))                                           \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, void, N##_wait_until_all_vector,                  \
-              (T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values),               \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, void, N##_wait_until_all_vector,                   \
+              (T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values),         \
               (ivars, nelems, status, cmp, cmp_values), wait_until_all_vector,                    \
               (SHMEMI_B_WAIT_ALL(N, 0, cmp_values)))                                              \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_wait_until_any_vector,                \
-              (T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values),               \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_wait_until_any_vector,                 \
+              (T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values),         \
               (ivars, nelems, status, cmp, cmp_values), wait_until_any_vector,                    \
               (SHMEMI_B_WAIT_ANY(N, 0, cmp_values)))                                              \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_wait_until_some_vector,               \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_wait_until_some_vector,                \
               (T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,              \
-               T *cmp_values),                                                                    \
+               const T *cmp_values),                                                              \
               (ivars, nelems, indices, status, cmp, cmp_values), wait_until_some_vector,          \
               (SHMEMI_B_WAIT_SOME(N, 0, cmp_values)))                                             \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, int, N##_test, (T *ivar, int cmp, T cmp_value),   \
+    SHMEMI_OP(p2p, sync, VW, plain, dev, T, N, int, N##_test, (T *ivar, int cmp, T cmp_value),    \
               (ivar, cmp, cmp_value), test, (SHMEMI_B_TEST(N)))                                   \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, int, N##_test_all,                                \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, int, N##_test_all,                                 \
               (T *ivars, size_t nelems, const int *status, int cmp, T cmp_value),                 \
               (ivars, nelems, status, cmp, cmp_value), test_all,                                  \
               (SHMEMI_B_TEST_ALL(N, cmp_value, NULL)))                                            \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_test_any,                             \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_test_any,                              \
               (T *ivars, size_t nelems, const int *status, int cmp, T cmp_value),                 \
               (ivars, nelems, status, cmp, cmp_value), test_any,                                  \
               (SHMEMI_B_TEST_ANY(N, cmp_value, NULL)))                                            \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_test_some,                            \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_test_some,                             \
               (T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,              \
                T cmp_value),                                                                      \
               (ivars, nelems, indices, status, cmp, cmp_value), test_some,                        \
               (SHMEMI_B_TEST_SOME(N, cmp_value, NULL)))                                           \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, int, N##_test_all_vector,                         \
-              (T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values),               \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, int, N##_test_all_vector,                          \
+              (T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values),         \
               (ivars, nelems, status, cmp, cmp_values), test_all_vector,                          \
               (SHMEMI_B_TEST_ALL(N, 0, cmp_values)))                                              \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_test_any_vector,                      \
-              (T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values),               \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_test_any_vector,                       \
+              (T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values),         \
               (ivars, nelems, status, cmp, cmp_values), test_any_vector,                          \
               (SHMEMI_B_TEST_ANY(N, 0, cmp_values)))                                              \
-    SHMEMI_OP(p2p, sync, v15, plain, dev, T, N, size_t, N##_test_some_vector,                     \
+    SHMEMI_OP(p2p, sync, VA, plain, dev, T, N, size_t, N##_test_some_vector,                      \
               (T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,              \
-               T *cmp_values),                                                                    \
+               const T *cmp_values),                                                              \
               (ivars, nelems, indices, status, cmp, cmp_values), test_some_vector,                \
               (SHMEMI_B_TEST_SOME(N, 0, cmp_values)))
+#define SHMEMI_OPS_P2P(T, N) SHMEMI_OPS_P2P_V(T, N, v15, v15)
+#define SHMEMI_OPS_P2P_SHORT(T, N) SHMEMI_OPS_P2P_V(T, N, dep, ext)
 
 /* Deprecated shmem_<T>_wait: wait while *ivar equals cmp_value. */
 #define SHMEMI_OPS_WAIT_DEPR(T, N)                                                                \
@@ -434,14 +471,29 @@
               (ivar, cmp_value), wait, (SHMEMI_B_WAIT(N)))
 
 /* ------------------------------------------------------------- reductions */
-#define SHMEMI_OPS_REDUCE(T, N, OP)                                                               \
-    SHMEMI_OP(coll, coll, v15, plain, host, T, N, int, N##_##OP##_reduce,                         \
+#define SHMEMI_OPS_REDUCE_V(T, N, OP, VER)                                                        \
+    SHMEMI_OP(coll, coll, VER, plain, host, T, N, int, N##_##OP##_reduce,                         \
               (shmem_team_t team, T *dest, const T *source, size_t nreduce),                      \
               (team, dest, source, nreduce), OP##_reduce, (SHMEMI_B_REDUCE(N, OP)))
+#define SHMEMI_OPS_REDUCE(T, N, OP) SHMEMI_OPS_REDUCE_V(T, N, OP, v15)
 #define SHMEMI_OPS_REDUCE_BIT(T, N)                                                               \
     SHMEMI_OPS_REDUCE(T, N, and) SHMEMI_OPS_REDUCE(T, N, or) SHMEMI_OPS_REDUCE(T, N, xor)
 #define SHMEMI_OPS_REDUCE_MINMAX(T, N) SHMEMI_OPS_REDUCE(T, N, max) SHMEMI_OPS_REDUCE(T, N, min)
 #define SHMEMI_OPS_REDUCE_ARITH(T, N) SHMEMI_OPS_REDUCE(T, N, sum) SHMEMI_OPS_REDUCE(T, N, prod)
+/* Bitwise reductions on types outside the spec's table that other
+ * implementations accept (long long: int64_t is long here). */
+#define SHMEMI_OPS_REDUCE_BIT_EXT(T, N)                                                           \
+    SHMEMI_OPS_REDUCE_V(T, N, and, ext)                                                           \
+    SHMEMI_OPS_REDUCE_V(T, N, or, ext) SHMEMI_OPS_REDUCE_V(T, N, xor, ext)
+
+/* Scans (1.6): inclusive and exclusive prefix sums over a team. */
+#define SHMEMI_OPS_SCAN(T, N)                                                                     \
+    SHMEMI_OP(coll, coll, v16, plain, host, T, N, int, N##_sum_inscan,                            \
+              (shmem_team_t team, T *dest, const T *source, size_t nelems),                       \
+              (team, dest, source, nelems), sum_inscan, (SHMEMI_B_SCAN(N, 1)))                    \
+    SHMEMI_OP(coll, coll, v16, plain, host, T, N, int, N##_sum_exscan,                            \
+              (shmem_team_t team, T *dest, const T *source, size_t nelems),                       \
+              (team, dest, source, nelems), sum_exscan, (SHMEMI_B_SCAN(N, 0)))
 
 /* Deprecated active-set reductions (pWrk is not used). */
 #define SHMEMI_OPS_TO_ALL(T, N, OP)                                                               \
@@ -468,14 +520,31 @@
     SHMEMI_AMO_DEPR_STD_TYPES(SHMEMI_OPS_AMO_DEPR_STD)                                            \
     SHMEMI_AMO_DEPR_EXT_TYPES(SHMEMI_OPS_AMO_DEPR_EXT)                                            \
     SHMEMI_P2P_TYPES(SHMEMI_OPS_P2P)                                                              \
+    SHMEMI_P2P_DEPR_TYPES(SHMEMI_OPS_P2P_SHORT)                                                   \
     SHMEMI_WAIT_DEPR_TYPES(SHMEMI_OPS_WAIT_DEPR)                                                  \
     SHMEMI_REDUCE_BIT_TYPES(SHMEMI_OPS_REDUCE_BIT)                                                \
     SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_OPS_REDUCE_MINMAX)                                          \
     SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_OPS_REDUCE_ARITH)                                            \
+    SHMEMI_REDUCE_BIT_EXT_TYPES(SHMEMI_OPS_REDUCE_BIT_EXT)                                        \
+    SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_OPS_SCAN)                                                    \
     SHMEMI_COLL_DEPR_SIZES(SHMEMI_OPS_COLL_DEPR)                                                  \
     SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_OPS_TO_ALL_BIT)                                                \
     SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_OPS_TO_ALL_MINMAX)                                          \
     SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_OPS_TO_ALL_ARITH)
+
+/* Deprecated C11 generic names and their replacements: X(OLD, NEW). A
+ * deprecated name takes every type of its replacement's table (1.4 defined
+ * them on the same tables); where no deprecated typed routine exists it
+ * selects the replacement's (shmem.h; include/gen/gen_api.c). */
+#define SHMEMI_GENERIC_REPLACED(X)                                                                \
+    X(cswap, atomic_compare_swap)                                                                 \
+    X(finc, atomic_fetch_inc)                                                                     \
+    X(inc, atomic_inc)                                                                            \
+    X(fadd, atomic_fetch_add)                                                                     \
+    X(add, atomic_add)                                                                            \
+    X(fetch, atomic_fetch)                                                                        \
+    X(set, atomic_set)                                                                            \
+    X(swap, atomic_swap)
 
 /* ------------------------------------------------------ expansion helpers */
 #define SHMEMI_UNPAREN(...) __VA_ARGS__

@@ -1,4 +1,4 @@
-/* The type lists of the OpenSHMEM 1.5 typed API.
+/* The type lists of the OpenSHMEM 1.6 typed API.
  *
  * Every typed routine of this library -- host declarations, host definitions,
  * device bodies, C11 generic selections and the compile test that calls every
@@ -74,13 +74,14 @@
     X(uint32_t, uint32)                                                        \
     X(uint64_t, uint64)
 
-/* Point-to-point synchronization types: wait_until and test families. */
+/* Point-to-point synchronization types: wait_until and test families, on the
+ * standard AMO types (1.5); short and unsigned short are deprecated for
+ * wait_until and test (and kept for the other families, as other
+ * implementations ship them). */
 #define SHMEMI_P2P_TYPES(X)                                                    \
-    X(short, short)                                                            \
     X(int, int)                                                                \
     X(long, long)                                                              \
     X(long long, longlong)                                                     \
-    X(unsigned short, ushort)                                                  \
     X(unsigned int, uint)                                                      \
     X(unsigned long, ulong)                                                    \
     X(unsigned long long, ulonglong)                                           \
@@ -90,6 +91,13 @@
     X(uint64_t, uint64)                                                        \
     X(size_t, size)                                                            \
     X(ptrdiff_t, ptrdiff)
+#define SHMEMI_P2P_DEPR_TYPES(X)                                               \
+    X(short, short)                                                            \
+    X(unsigned short, ushort)
+/* Every type the wait and test routines have, deprecated or not. */
+#define SHMEMI_P2P_ALL_TYPES(X)                                                \
+    SHMEMI_P2P_DEPR_TYPES(X)                                                   \
+    SHMEMI_P2P_TYPES(X)
 
 /* Deprecated AMO names (shmem_int_fadd, shmem_long_finc, shmem_int_cswap...). */
 #define SHMEMI_AMO_DEPR_STD_TYPES(X)                                           \
@@ -125,6 +133,10 @@
     X(uint64_t, uint64)                                                        \
     X(size_t, size)
 
+/* Bitwise team reductions on long long, outside the spec's table (int64_t
+ * is long on LP64 targets), as other implementations accept them. */
+#define SHMEMI_REDUCE_BIT_EXT_TYPES(X) X(long long, longlong)
+
 /* Reduction types of shmem_<TYPENAME>_{max,min}_reduce: the bitwise
  * reduction types plus the signed and floating types. */
 #define SHMEMI_REDUCE_MINMAX_TYPES(X)                                          \
@@ -140,7 +152,8 @@
     X(double, double)                                                          \
     X(long double, longdouble)
 
-/* Reduction types of shmem_<TYPENAME>_{sum,prod}_reduce. */
+/* Reduction types of shmem_<TYPENAME>_{sum,prod}_reduce and of the scans
+ * shmem_<TYPENAME>_sum_{inscan,exscan}. */
 #define SHMEMI_REDUCE_ARITH_TYPES(X)                                           \
     SHMEMI_REDUCE_MINMAX_TYPES(X)                                              \
     X(double _Complex, complexd)                                               \

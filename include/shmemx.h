@@ -171,6 +171,29 @@ int shmemx_sdma_put_tiles(const shmemx_tile_t *tiles, size_t ntiles, size_t elem
 int shmemx_sdma_quiet_pe(int pe);
 
 /* ------------------------------------------------------------------------
+ * GPU builds with a device heap: what the host's shmem.h routines promise
+ * about work the PE queued on its GPU.
+ *
+ * shmem_barrier_all, shmem_barrier, shmem_sync_all, shmem_sync and
+ * shmem_team_sync first wait for everything this PE queued on its GPU --
+ * kernels, and copies and memsets on any stream, the legacy default stream
+ * included (cudaMemcpy from pageable memory, device-to-device copies and
+ * cudaMemset / hipMemset return before they are done) -- then synchronize
+ * with the other PEs: what a PE wrote on its GPU before the barrier, the
+ * others see after it. On an idle GPU that wait (one device synchronize)
+ * costs a few microseconds. A kernel or a stream-ordered wait still running
+ * is waited for too: one that waits for what a peer does only after its own
+ * barrier holds the barrier (a stream-ordered wait until it times out, a
+ * kernel's wait for ever). End such work before the barrier, or set
+ * SHMEM_BARRIER_GPU_SYNC=0 and synchronize the GPU yourself.
+ *
+ * shmem_quiet, shmem_ctx_quiet and shmem_fence complete (order) this PE's
+ * OpenSHMEM operations -- host-API puts, gets and AMOs, those on the device
+ * heap included -- and do not wait for the program's own kernels, copies or
+ * memsets; a kernel's shmem_quiet completes that kernel's operations.
+ * ---------------------------------------------------------------------- */
+
+/* ------------------------------------------------------------------------
  * Stream-ordered host API (GPU builds, device heap): each call queues its
  * work on `stream` (a hipStream_t / cudaStream_t; NULL = the runtime's
  * legacy default stream) and returns at once; the work runs in the stream's

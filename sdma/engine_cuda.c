@@ -731,5 +731,6 @@ const struct sdma_engine_ops sdma_cuda_ops = {
     .queue_close = sdma_soft_queue_close,
     .kick = sdma_soft_kick,
     .progress = sdma_soft_progress,
+    .block = sdma_soft_block,
     .caps = SDMA_CAP_DEVICE_MEMORY | SDMA_CAP_TAGGED,
 };

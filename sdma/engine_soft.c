@@ -2,12 +2,26 @@
  * serves, in order per queue, round-robin across queues. The same thread, with another
  * executor (struct sdma_soft_backend), is the proxy of engines that queue the packets'
  * operations on hardware instead (the cuda engine). A POLL that is not satisfied
- * parks its queue (nothing behind it runs) while the others go on. When there is nothing
- * to do the thread sleeps on a futex: a submit through this API wakes it at once; because
- * doorbells may also be written by producers that cannot wake it (GPU kernels), it also
- * re-checks every doorbell with a backoff of at most 1 ms. */
+ * parks its queue (nothing behind it runs) while the others go on.
+ *
+ * The thread starts when a submit first kicks the engine (or a queue with GPU producers
+ * opens), and when it has nothing to do it sleeps without a timer: idle means asleep.
+ *   - No parked POLL: it sleeps on a private futex word that every submit through this
+ *     API bumps (a kick), and wakes only then.
+ *   - A parked POLL: it sleeps on the engine's shared wake word (sdma_engine_config
+ *     wake_seq), counted as a sleeper, so that whoever stores a polled word -- a thread of
+ *     another process included -- wakes it; a kick wakes it too. Its timeout is the POLL's
+ *     deadline. With polls_by_callers it sleeps as when idle (the waiters run the packets);
+ *     with neither, parked POLLs are re-checked on a timer.
+ *   - Producers that cannot kick or wake (GPU kernels: tagged or GPU-written rings, and
+ *     queues whose POLLs wait on words kernels write, SDMA_QUEUE_GPU_WRITES) are served by
+ *     a timer while such a queue is open (rings) or has a POLL waiting (GPU_WRITES): a
+ *     backoff from 20 us to 1 ms (the backend's own limit for a proxy).
+ * A thread that waits for the engine (quiet) runs ready packets itself when the engine's
+ * thread is not at them, and otherwise sleeps until the thread ran a batch (block). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -37,18 +51,26 @@ struct soft_queue {
     void *bq;         /* the backend's queue state */
 };
 
+enum { AWAKE = 0, SLEEP_IDLE = 1, SLEEP_SHARED = 2 };
+
 struct soft_engine {
     struct sdma_engine *e;
     const struct sdma_soft_backend *b; /* NULL: the host executes */
     void *bstate;
     pthread_t thread;
     pthread_mutex_t lock; /* guards qs/nq; held by the thread while it executes */
+    pthread_mutex_t start_lock;
     struct soft_queue **qs;
     size_t nq, cap;
-    uint32_t wake_seq;    /* futex word: bumped by every kick */
-    int sleeping;         /* the thread is about to sleep or sleeping on wake_seq */
+    int started;          /* the thread runs (set once, under start_lock) */
+    uint32_t wake_seq;    /* futex word of an idle sleep: bumped by every kick */
+    int sleeping;         /* AWAKE, or how the thread is about to sleep or sleeps */
     int want_lock;        /* a queue open/close waits for the lock */
     int stop;
+    uint32_t done_seq;    /* futex word of block(): bumped after a batch when someone waits */
+    uint32_t done_waiters;
+    cpu_set_t cpus;       /* the process's CPUs when the engine opened */
+    int cpus_valid;
 };
 
 static void soft_free_ring(struct soft_engine *se, void *ring)
@@ -75,6 +97,7 @@ static void soft_trap(void *arg, uint32_t context)
 }
 
 static int run_packets(struct soft_queue *sq, double t);
+void sdma_soft_queue_close(struct sdma_queue *q);
 
 /* Execute up to SOFT_BUDGET packets of one queue, then let the backend issue what they
  * queued and publish completion. Returns the number executed. */
@@ -200,27 +223,93 @@ static int any_ready(struct soft_engine *se)
     return 0;
 }
 
+/* After a batch of packets ran on this thread: tell the queue's owner (its stores may be
+ * what someone sleeps for), and wake threads blocked until the engine ran something. */
+static void after_batch(struct soft_engine *se, struct soft_queue *sq)
+{
+    if (sq->q->stored)
+        sq->q->stored(sq->q->stored_arg);
+    /* Pairs with the fetch-add in soft_block: either it sees the packets' effects when it
+     * re-checks, or we see it waiting. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&se->done_waiters, __ATOMIC_RELAXED)) {
+        __atomic_fetch_add(&se->done_seq, 1, __ATOMIC_SEQ_CST);
+        futex(&se->done_seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+    }
+}
+
+/* Whether a parked POLL of this queue must be re-checked on a timer: kernels may write its
+ * word (nothing wakes us), it counts its checks, or no wake word is configured. */
+static int poll_timed(const struct soft_engine *se, const struct soft_queue *sq)
+{
+    const struct sdma_engine_config *cfg = &se->e->cfg;
+    return (sq->q->flags & SDMA_QUEUE_GPU_WRITES) || sq->x.poll_counted ||
+           (!cfg->wake_seq && !cfg->polls_by_callers);
+}
+
+/* Rings that GPU producers write without kicking: re-checked on a timer while open. */
+static int gpu_ring(const struct soft_queue *sq)
+{
+    return (sq->q->flags & (SDMA_QUEUE_TAGGED | SDMA_QUEUE_GPU_PRODUCER)) != 0;
+}
+
+/* One pass over the queues. *timed: some queue needs the timer (its earliest check in
+ * *next); *parked: some POLL waits for a wake; *deadline: the earliest parked POLL's
+ * deadline. Returns the packets run. */
+static int run_all(struct soft_engine *se, size_t rr, double t, double *next, int *timed,
+                   int *parked, double *deadline)
+{
+    int progress = 0;
+    for (size_t i = 0; i < se->nq; i++) {
+        struct soft_queue *sq = se->qs[(rr + i) % se->nq];
+        int n = run_queue(se, sq, t);
+        if (n > 0)
+            after_batch(se, sq);
+        progress += n;
+        if (gpu_ring(sq))
+            *timed = 1;
+        if (!sq->waiting)
+            continue;
+        if (poll_timed(se, sq)) {
+            *timed = 1;
+            if (sq->wait_until < *next)
+                *next = sq->wait_until;
+        } else {
+            double d = sq->x.poll_start + sq->x.poll_timeout_s;
+            *parked = 1;
+            if (d < *deadline)
+                *deadline = d;
+        }
+    }
+    return progress;
+}
+
+static void sleep_for(uint32_t *word, int op, uint32_t seen, double dt)
+{
+    struct timespec ts, *tp = NULL;
+    if (dt < 1e9) {
+        if (dt < 0)
+            dt = 0;
+        ts.tv_sec = (time_t)dt;
+        ts.tv_nsec = (long)((dt - (double)ts.tv_sec) * 1e9);
+        tp = &ts;
+    }
+    futex(word, op, seen, tp);
+}
+
 static void *soft_main(void *arg)
 {
     struct soft_engine *se = arg;
+    const struct sdma_engine_config *cfg = &se->e->cfg;
     size_t rr = 0;
     unsigned sleep_us = SOFT_MIN_SLEEP_US;
     double last_work = 0;
 
     pthread_mutex_lock(&se->lock);
     while (!__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE)) {
-        double t = sdma_soft_clock(), next = t + SOFT_MAX_SLEEP_US * 1e-6;
-        int progress = 0;
-        size_t i;
-        uint32_t seq;
-
-        for (i = 0; i < se->nq; i++) {
-            struct soft_queue *sq = se->qs[(rr + i) % se->nq];
-            progress += run_queue(se, sq, t);
-            if (sq->waiting && sq->wait_until < next)
-                next = sq->wait_until;
-        }
-        rr++;
+        double t = sdma_soft_clock(), next = t + SOFT_MAX_SLEEP_US * 1e-6, deadline = 1e300;
+        int timed = 0, parked = 0;
+        int progress = run_all(se, rr++, t, &next, &timed, &parked, &deadline);
         if (__atomic_load_n(&se->want_lock, __ATOMIC_ACQUIRE)) {
             pthread_mutex_unlock(&se->lock);
             while (__atomic_load_n(&se->want_lock, __ATOMIC_ACQUIRE))
@@ -234,45 +323,67 @@ static void *soft_main(void *arg)
         }
         /* A proxy for producers that cannot wake it (kernels) polls for a while after
          * its last work: the next kernel's packets usually come soon. */
-        if (se->b && t - last_work < se->b->spin_us * 1e-6) {
+        if (se->b && timed && t - last_work < se->b->spin_us * 1e-6) {
             sched_yield();
             continue;
         }
         /* Going to sleep. Announce it first (seq_cst), then read the wake sequence and
-         * re-check the doorbells: a producer stores its doorbell, bumps wake_seq (seq_cst)
-         * and then reads `sleeping`, so either we see its doorbell here or it sees us
-         * sleeping and wakes us (and futex_wait refuses to sleep if wake_seq moved). */
-        __atomic_store_n(&se->sleeping, 1, __ATOMIC_SEQ_CST);
-        seq = __atomic_load_n(&se->wake_seq, __ATOMIC_SEQ_CST);
-        if (!any_ready(se) && !__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE)) {
-            double dt = next - sdma_soft_clock();
-            long ns = (long)(dt * 1e9);
-            struct timespec ts;
-            if (ns > (long)sleep_us * 1000)
-                ns = (long)sleep_us * 1000;
-            if (se->b && ns > (long)se->b->max_sleep_us * 1000)
-                ns = (long)se->b->max_sleep_us * 1000;
-            if (ns > 0) {
-                ts.tv_sec = 0;
-                ts.tv_nsec = ns;
+         * look again: a producer stores its doorbell, bumps wake_seq (seq_cst) and then
+         * reads `sleeping`, so either we see its doorbell here or it sees us sleeping and
+         * wakes us (and futex_wait refuses to sleep if the word moved). A parked POLL's
+         * word is written by others the same way against the shared word's sleeper count. */
+        int shared = parked && !timed && cfg->wake_seq;
+        uint32_t *word = shared ? cfg->wake_seq : &se->wake_seq;
+        uint32_t seq;
+        __atomic_store_n(&se->sleeping, shared ? SLEEP_SHARED : SLEEP_IDLE, __ATOMIC_SEQ_CST);
+        if (shared) {
+            __atomic_fetch_add(cfg->wake_sleepers, 1, __ATOMIC_SEQ_CST);
+            if (cfg->wake_fence)
+                cfg->wake_fence();
+        }
+        seq = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+        int ready = any_ready(se);
+        if (shared && !ready) {
+            /* Look at the parked POLLs once more, now that writers see us. */
+            for (size_t i = 0; i < se->nq; i++)
+                if (se->qs[i]->waiting)
+                    se->qs[i]->wait_until = se->qs[i]->x.wait_until = 0;
+            ready = run_all(se, rr, sdma_soft_clock(), &next, &timed, &parked, &deadline);
+        }
+        if (!ready && !__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE)) {
+            double dt = 1e300;
+            if (timed) {
+                dt = next - sdma_soft_clock();
+                if (dt > sleep_us * 1e-6)
+                    dt = sleep_us * 1e-6;
+                if (se->b && dt > se->b->max_sleep_us * 1e-6)
+                    dt = se->b->max_sleep_us * 1e-6;
+            } else if (shared) {
+                dt = deadline - sdma_soft_clock(); /* report the POLL that ran out */
+            }
+            if (dt > 0) {
+                int op = shared && cfg->wake_shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE;
                 pthread_mutex_unlock(&se->lock);
-                futex(&se->wake_seq, FUTEX_WAIT_PRIVATE, seq, &ts);
+                sleep_for(word, op, seq, dt);
                 pthread_mutex_lock(&se->lock);
             }
-            if (__atomic_load_n(&se->wake_seq, __ATOMIC_RELAXED) != seq)
-                sleep_us = SOFT_MIN_SLEEP_US; /* woken by a submit */
+            if (__atomic_load_n(word, __ATOMIC_RELAXED) != seq)
+                sleep_us = SOFT_MIN_SLEEP_US; /* woken */
             else if (sleep_us < SOFT_MAX_SLEEP_US)
                 sleep_us *= 2; /* nothing came: re-check less often, up to 1 ms */
         }
-        __atomic_store_n(&se->sleeping, 0, __ATOMIC_RELAXED);
+        if (shared)
+            __atomic_fetch_sub(cfg->wake_sleepers, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&se->sleeping, AWAKE, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&se->lock);
     return NULL;
 }
 
 /* A thread that waits for the engine can run its packets itself while the engine thread is
- * not running them (asleep, or about to sleep): no hand-off between threads, which on a
- * busy node costs a scheduling round per wait. Parked polls are re-checked at once. */
+ * not running them (asleep, about to sleep, or not started): no hand-off between threads,
+ * which on a busy node costs a scheduling round per wait. Parked polls are re-checked at
+ * once. */
 int sdma_soft_progress(struct sdma_engine *e)
 {
     struct soft_engine *se = e->priv;
@@ -281,18 +392,71 @@ int sdma_soft_progress(struct sdma_engine *e)
 
     if (pthread_mutex_trylock(&se->lock))
         return 0; /* the engine thread is at work */
-    for (i = 0; i < se->nq; i++)
-        progress += run_queue(se, se->qs[i], 1e300);
+    for (i = 0; i < se->nq; i++) {
+        int n = run_queue(se, se->qs[i], 1e300);
+        if (n > 0)
+            after_batch(se, se->qs[i]);
+        progress += n;
+    }
     pthread_mutex_unlock(&se->lock);
     return progress;
 }
 
+/* Sleep until the thread ran a batch: only while it is at work (holds the lock); an idle
+ * or absent thread runs nothing, and the caller runs the packets itself instead. */
+int sdma_soft_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s)
+{
+    struct soft_engine *se = e->priv;
+    if (!__atomic_load_n(&se->started, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&se->sleeping, __ATOMIC_ACQUIRE) != AWAKE)
+        return 0;
+    __atomic_fetch_add(&se->done_waiters, 1, __ATOMIC_SEQ_CST);
+    uint32_t seq = __atomic_load_n(&se->done_seq, __ATOMIC_SEQ_CST);
+    if (!done(arg) && __atomic_load_n(&se->sleeping, __ATOMIC_SEQ_CST) == AWAKE)
+        sleep_for(&se->done_seq, FUTEX_WAIT_PRIVATE, seq, timeout_s);
+    __atomic_fetch_sub(&se->done_waiters, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+static int soft_start(struct soft_engine *se)
+{
+    int rc = 0;
+    pthread_mutex_lock(&se->start_lock);
+    if (!se->started) {
+        /* The thread may run on every CPU the process had at open, whichever thread
+         * (pinned to one CPU, maybe) starts it. */
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        if (se->cpus_valid)
+            pthread_attr_setaffinity_np(&at, sizeof se->cpus, &se->cpus);
+        rc = pthread_create(&se->thread, &at, soft_main, se);
+        pthread_attr_destroy(&at);
+        if (!rc) {
+            pthread_setname_np(se->thread, se->b ? "sdma-proxy" : "sdma-soft");
+            /* Release: the thread exists before anyone relies on it. */
+            __atomic_store_n(&se->started, 1, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&se->start_lock);
+    return rc;
+}
+
 static void soft_wake(struct soft_engine *se)
 {
+    const struct sdma_engine_config *cfg = &se->e->cfg;
     /* Pairs with the sleeper's announcement in soft_main (see there). */
     __atomic_fetch_add(&se->wake_seq, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&se->sleeping, __ATOMIC_SEQ_CST))
+    switch (__atomic_load_n(&se->sleeping, __ATOMIC_SEQ_CST)) {
+    case SLEEP_IDLE:
         futex(&se->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL);
+        break;
+    case SLEEP_SHARED:
+        __atomic_fetch_add(cfg->wake_seq, 1, __ATOMIC_SEQ_CST);
+        futex(cfg->wake_seq, cfg->wake_shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+        break;
+    default:
+        break;
+    }
 }
 
 static void soft_lock(struct soft_engine *se)
@@ -320,15 +484,9 @@ int sdma_soft_open_backend(struct sdma_engine *e, const struct sdma_soft_backend
         return rc;
     }
     pthread_mutex_init(&se->lock, NULL);
-    rc = pthread_create(&se->thread, NULL, soft_main, se);
-    if (rc) {
-        snprintf(err, errlen, "%s: cannot start the engine thread: %s", name, strerror(rc));
-        pthread_mutex_destroy(&se->lock);
-        if (b)
-            b->close(se->bstate);
-        free(se);
-        return SDMA_ERR_SYSTEM;
-    }
+    pthread_mutex_init(&se->start_lock, NULL);
+    /* The thread starts with the first submit (sdma_soft_kick). */
+    se->cpus_valid = sched_getaffinity(0, sizeof se->cpus, &se->cpus) == 0;
     e->priv = se;
     return SDMA_OK;
 }
@@ -347,9 +505,15 @@ void sdma_soft_close(struct sdma_engine *e)
 {
     struct soft_engine *se = e->priv;
     __atomic_store_n(&se->stop, 1, __ATOMIC_RELEASE);
-    soft_wake(se);
-    pthread_join(se->thread, NULL);
+    pthread_mutex_lock(&se->start_lock);
+    int started = se->started;
+    pthread_mutex_unlock(&se->start_lock);
+    if (started) {
+        soft_wake(se);
+        pthread_join(se->thread, NULL);
+    }
     pthread_mutex_destroy(&se->lock);
+    pthread_mutex_destroy(&se->start_lock);
     if (se->b)
         se->b->close(se->bstate);
     free(se->qs);
@@ -449,6 +613,13 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     }
     se->qs[se->nq++] = sq;
     pthread_mutex_unlock(&se->lock);
+    /* GPU producers never kick: the thread serves their queue from now on. */
+    if ((q->flags & (SDMA_QUEUE_TAGGED | SDMA_QUEUE_GPU_PRODUCER | SDMA_QUEUE_GPU_WRITES)) &&
+        (rc = soft_start(se))) {
+        sdma_soft_queue_close(q);
+        return sdma_seterr(SDMA_ERR_SYSTEM, "soft: queue '%s': cannot start the engine "
+                                            "thread: %s", q->label, strerror(rc));
+    }
     return SDMA_OK;
 }
 
@@ -472,7 +643,13 @@ void sdma_soft_queue_close(struct sdma_queue *q)
 
 void sdma_soft_kick(struct sdma_queue *q)
 {
-    soft_wake(q->eng->priv);
+    struct soft_engine *se = q->eng->priv;
+    /* The first submit starts the thread; if it cannot start, waiters run the packets
+     * (sdma_engine_progress) and nothing is lost. */
+    if (!__atomic_load_n(&se->started, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&se->stop, __ATOMIC_ACQUIRE))
+        soft_start(se);
+    soft_wake(se);
 }
 
 const struct sdma_engine_ops sdma_soft_ops = {
@@ -483,5 +660,6 @@ const struct sdma_engine_ops sdma_soft_ops = {
     .queue_close = sdma_soft_queue_close,
     .kick = sdma_soft_kick,
     .progress = sdma_soft_progress,
+    .block = sdma_soft_block,
     .caps = SDMA_CAP_TAGGED,
 };

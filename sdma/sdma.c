@@ -183,6 +183,11 @@ void sdma_engine_close(struct sdma_engine *e)
     free(e);
 }
 
+int sdma_engine_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s)
+{
+    return e && e->ops->block ? e->ops->block(e, done, arg, timeout_s) : 0;
+}
+
 int sdma_engine_progress(struct sdma_engine *e)
 {
     if (!e)
@@ -296,6 +301,8 @@ int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
     q->flags = a->flags;
     q->seq_word = &q->words.seq;
     q->complete = a->complete;
+    q->stored = a->stored;
+    q->stored_arg = a->stored_arg;
     snprintf(q->label, sizeof q->label, "%s", a->label ? a->label : "sdma");
     rc = e->ops->queue_open(q, a);
     if (rc) {
@@ -499,6 +506,12 @@ static int reach(struct sdma_queue *q, const void *p, uint64_t len, int *kind)
 
 int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
 {
+    return sdma_copy_flags(q, dst, src, bytes, 0);
+}
+
+int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes,
+                    unsigned flags)
+{
     uint32_t dw[SDMA_COPY_LINEAR_DW];
     uint64_t max;
     int rc;
@@ -510,7 +523,7 @@ int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
     while (bytes > 0) {
         uint32_t n = (uint32_t)(bytes > max ? max : bytes);
         sdma_pkt_copy_linear(dw, PTR(dst), PTR(src), n);
-        rc = sdma_queue_submit(q, dw, SDMA_COPY_LINEAR_DW);
+        rc = sdma_queue_submit_flags(q, dw, SDMA_COPY_LINEAR_DW, flags);
         if (rc)
             return rc;
         dst = (char *)dst + n;
@@ -721,10 +734,21 @@ static int quiet_timeout(struct sdma_queue *q, double timeout_s)
                        *sdma_ring_at(r, rp));
 }
 
+struct quiet_arg {
+    struct sdma_queue *q;
+    uint64_t mark;
+};
+
+static int quiet_done(void *arg)
+{
+    struct quiet_arg *a = arg;
+    return sdma_queue_test(a->q, a->mark) || queue_failed(a->q);
+}
+
 int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
 {
     uint64_t mark;
-    double t0 = 0;
+    double t0 = 0, block_s = 50e-6;
     unsigned spins = 0, backoff = 2;
 
     if (!q)
@@ -750,10 +774,16 @@ int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
             t0 = t;
         else if (t - t0 > timeout_s)
             return quiet_timeout(q, timeout_s);
-        /* Yield for the first 0.5 ms (a copy of a few MiB): a sleep lasts at least the
-         * timer slack (50 us), longer than many copies. Then sleep, backing off. */
-        if (t - t0 < 500e-6) {
+        /* Yield for the first 20 us (the engine's thread may share our core); then sleep
+         * until its thread ran a batch, or, where nothing wakes us (hardware), nap. */
+        if (t - t0 < 20e-6) {
             sched_yield();
+            continue;
+        }
+        struct quiet_arg a = {q, mark};
+        if (sdma_engine_block(q->eng, quiet_done, &a, block_s)) {
+            if (block_s < 1e-3)
+                block_s *= 2;
             continue;
         }
         nap(&backoff);

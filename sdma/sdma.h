@@ -99,6 +99,22 @@ struct sdma_engine_config {
     int stream_waits;         /* cuda: POLLs on registered host words wait in the stream
                                  too (needs CUDA_MODULE_LOADING=EAGER); 0: the proxy polls */
     const struct sdma_foreign *foreign; /* soft: a window its callbacks reach, or NULL */
+    /* soft: where the engine's thread sleeps while a POLL waits, a word shared with whoever
+     * stores the polled words (other processes too). The thread adds one to *wake_sleepers,
+     * calls wake_fence (may be NULL), reads *wake_seq and looks at its polls once more
+     * before it sleeps; a writer that sees *wake_sleepers non-zero adds one to *wake_seq and
+     * wakes it (FUTEX_WAKE; FUTEX_PRIVATE_FLAG unless wake_shared). NULL wake_seq: a waiting
+     * POLL is re-checked on a timer (up to every millisecond): its word may change unseen.
+     * Without a waiting POLL the thread sleeps until a submit kicks it, without timer, unless
+     * a queue has GPU producers (SDMA_QUEUE_TAGGED, _GPU_PRODUCER, _GPU_WRITES). */
+    uint32_t *wake_seq;
+    uint32_t *wake_sleepers;
+    int wake_shared;
+    void (*wake_fence)(void);
+    /* soft: 1 (with wake_seq NULL): a waiting POLL neither keeps the thread awake nor sets a
+     * timer; it is looked at again on the next kick, or by a caller of sdma_engine_progress
+     * (where no CPU is free for the thread, the waiters run the packets). */
+    int polls_by_callers;
 };
 
 /* Parse a PCI bus id ("dddd:bb:dd.f" as hipDeviceGetPCIBusId writes it, or "bb:dd.f") into
@@ -156,6 +172,10 @@ int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **
  * (soft engine; engines that run by themselves return 0). Returns the packets executed.
  * Waiters call it so that completion never waits for a thread hand-off. */
 int sdma_engine_progress(struct sdma_engine *e);
+/* Sleep until the engine's thread has run more packets, done(arg) is true (checked after
+ * announcing the sleep), or timeout_s passes. 1: it slept (or found done true); 0: this
+ * engine cannot wake a waiter (none runs packets now, or it is hardware): poll instead. */
+int sdma_engine_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s);
 
 /* ---- queues ---- */
 
@@ -165,6 +185,9 @@ int sdma_engine_progress(struct sdma_engine *e);
 #define SDMA_QUEUE_GPU_PRODUCER 4u /* kernels write the packets (hsakmt: the ring in the GPU's
                                       memory, as ROCm/mori's; host-written rings are in
                                       system memory, as ROCr's and kfdtest's) */
+#define SDMA_QUEUE_GPU_WRITES 8u /* kernels may write the words its POLLs wait on (plan gates):
+                                    nothing wakes the soft engine's thread for them, it
+                                    re-checks a waiting POLL of this queue on a timer */
 
 struct sdma_queue_attr {
     size_t ring_bytes; /* power of two; 0 = SDMA_RING_DEFAULT_BYTES */
@@ -184,6 +207,11 @@ struct sdma_queue_attr {
      * below which every packet has completed, e.g. a GPU word that kernels wait on. cuda:
      * device memory or mapped host memory; soft: host memory. */
     volatile uint64_t *complete;
+    /* Optional (soft engine and its proxies): called after packets of the queue ran, on the
+     * thread that ran them (the engine's, or a caller of sdma_engine_progress): a way to wake
+     * whoever sleeps until the stores of its copies, fences and atomics. */
+    void (*stored)(void *arg);
+    void *stored_arg;
 };
 
 void sdma_queue_attr_init(struct sdma_queue_attr *a);
@@ -203,6 +231,10 @@ const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q);
 /* ---- convenience operations: one packet each (copies split), bounded wait on a full ring,
  * SDMA_ERR_NO_RESOURCE after it, SDMA_ERR_QUEUE when the queue is in error state ---- */
 int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes);
+/* The same with submit flags (SDMA_SUBMIT_NO_KICK: queued behind the doorbell; a later kick,
+ * mark or quiet of the queue starts it, and the engine finds it by itself in time). */
+int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes,
+                    unsigned flags);
 int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *src,
                  size_t src_pitch, size_t row_bytes, size_t rows);
 /* Block the queue until (*addr & mask) <func> ref (SDMA_POLL_*), forever (bounded by the

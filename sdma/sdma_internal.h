@@ -28,6 +28,8 @@ struct sdma_engine_ops {
     /* Notice hardware failures, put the queues they stopped in the error state; returns how
      * many failed. NULL: none to notice. */
     int (*health)(struct sdma_engine *e);
+    /* sdma_engine_block; NULL: 0 (the caller polls). */
+    int (*block)(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s);
     unsigned caps; /* SDMA_CAP_*: the default of sdma_engine.caps */
 };
 
@@ -70,6 +72,8 @@ struct sdma_queue {
     struct sdma_ring ring;
     volatile uint32_t *seq_word; /* quiet/mark fence target: low 32 bits of (index / 4) */
     volatile uint64_t *complete; /* sdma_queue_attr.complete, or NULL */
+    void (*stored)(void *arg);   /* sdma_queue_attr.stored, or NULL */
+    void *stored_arg;
     unsigned flags;
     int state;
     char label[64];

@@ -40,5 +40,6 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a);
 void sdma_soft_queue_close(struct sdma_queue *q);
 void sdma_soft_kick(struct sdma_queue *q);
 int sdma_soft_progress(struct sdma_engine *e);
+int sdma_soft_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s);
 
 #endif

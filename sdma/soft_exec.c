@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sdma/copy.h"
 #include "sdma/packets.h"
 
 double sdma_soft_clock(void)
@@ -244,6 +245,7 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     t = now(x);
     if (!x->poll_active) {
         x->poll_active = 1;
+        x->poll_counted = retry != SDMA_POLL_RETRY_FOREVER;
         x->poll_checks = 0;
         x->poll_start = t;
         x->wait_until = t;
@@ -333,9 +335,15 @@ static int host_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uin
     uint64_t z, y;
     (void)x;
     for (z = 0; z < depth; z++)
-        for (y = 0; y < rows; y++)
-            memmove((char *)(uintptr_t)(dst + z * dslice + y * dpitch),
-                    (const char *)(uintptr_t)(src + z * sslice + y * spitch), (size_t)width);
+        for (y = 0; y < rows; y++) {
+            char *d = (char *)(uintptr_t)(dst + z * dslice + y * dpitch);
+            const char *s = (const char *)(uintptr_t)(src + z * sslice + y * spitch);
+            /* Large rows that do not overlap stream past the caches (sdma/copy.h). */
+            if (width >= sdma_copy_stream_min && (d + width <= s || s + width <= d))
+                sdma_copy_stream(d, s, (size_t)width);
+            else
+                memmove(d, s, (size_t)width);
+        }
     return SDMA_EXEC_DONE;
 }
 

@@ -57,6 +57,7 @@ struct sdma_soft_ctx {
 
     /* State of a POLL in progress at the head of the queue. */
     int poll_active;
+    int poll_counted; /* it gives up after a number of checks: check it on its interval */
     uint32_t poll_checks;
     double poll_start;
     double wait_until; /* on SDMA_EXEC_WAIT: when to call again */

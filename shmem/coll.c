@@ -1,5 +1,5 @@
-/* Collectives: broadcast, collect, fcollect, alltoall, alltoalls and the
- * reductions, on teams (OpenSHMEM 1.5) and on active sets with a pSync (the
+/* Collectives: broadcast, collect, fcollect, alltoall, alltoalls, the
+ * reductions and the scans, on teams (OpenSHMEM 1.5) and on active sets with a pSync (the
  * deprecated forms).
  *
  * A collective is a sync, copies between the members' memory, and a sync;
@@ -20,6 +20,8 @@
  * which restores its words), so back-to-back collectives cannot race. */
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
+
 #define SHMEMI_FILE coll
 #include "shmem/api.h"
 
@@ -38,8 +40,8 @@ struct grp {
 static inline int grp_pe(const struct grp *g, int i) { return g->start + i * g->stride; }
 
 /* Barrier among the members. The copies of a collective are memcpy calls,
- * which for large sizes use non-temporal stores that a release store does
- * not order: the full fence makes every copy of this PE visible before the
+ * which for large sizes use non-temporal stores (memcpy's, or
+ * sdma_copy_bytes') that a release store does not order: the full fence makes every copy of this PE visible before the
  * sync's release stores, which the peers acquire. */
 static void grp_sync(const struct grp *g) {
     shmemi_sym_quiet(g->fn); /* this PE's fabric puts of the collective are visible */
@@ -120,6 +122,134 @@ static void check_sym(const void *addr, size_t len, const char *fn) {
         shmemi_remote(addr, len, shmemi.my_pe, fn);
 }
 
+/* ----------------------------------------- small collectives: one exchange */
+
+/* Reductions, fcollects and alltoalls of a few bytes per member are one
+ * exchange of messages, without barriers: every member writes what each
+ * other member needs into that member's slot for it (ll in the control
+ * block: the bytes, then a sequence number, release) and waits for every
+ * member's message to it (acquire); then it combines locally. A member's
+ * source is copied into the messages before it returns, and no other member
+ * writes its dest, so nothing needs a barrier around the exchange. The slots
+ * of an area must not be used by two collectives at once: the WORLD team
+ * (collectives on one team never run concurrently), and active sets of every
+ * PE when the program did not ask for SHMEM_THREAD_MULTIPLE. */
+static uint64_t *ll_sent[SHMEMI_LL_AREAS], *ll_recvd[SHMEMI_LL_AREAS]; /* per world PE */
+
+/* The area of a collective of `bytes` per message, or -1 (the barrier path). */
+static int ll_area(const struct grp *g, size_t bytes) {
+    /* The messages are stores into the members' mapped control blocks: not
+     * while some PE is reached through the fabric (it has the AMO row). */
+    if (bytes > SHMEMI_LL_BYTES || shmemi.n_pes > SHMEMI_LL_PES || g->size < 2 || shmemi.amo_row)
+        return -1;
+    if (g->team == &shmemi_team_world)
+        return 0;
+    if (!g->team && g->start == 0 && g->stride == 1 && g->size == shmemi.n_pes &&
+        __atomic_load_n(&shmemi.thread_asked, __ATOMIC_RELAXED) < SHMEM_THREAD_MULTIPLE)
+        return 1;
+    return -1;
+}
+
+/* Send msg(j) (len bytes) to every other member j, then wait for every
+ * member's message to us; got[m] points at member m's bytes (NULL for me)
+ * until ll_done. */
+static void ll_exchange(const struct grp *g, int area, size_t len,
+                        const void *(*msg)(const void *arg, int j), const void *arg,
+                        const unsigned char **got) {
+    if (!ll_sent[area]) {
+        ll_sent[area] = calloc(2 * (size_t)shmemi.n_pes, sizeof(uint64_t));
+        if (!ll_sent[area])
+            shmemi_fatal("%s: out of memory", g->fn);
+        ll_recvd[area] = ll_sent[area] + shmemi.n_pes;
+    }
+    int me = shmemi.my_pe;
+    for (int k = 1; k < g->size; k++) {
+        int j = (g->me + k) % g->size, pe = grp_pe(g, j);
+        uint64_t seq = ++ll_sent[area][pe];
+        struct shmemi_ll_slot *sl = &shmemi_ctl_of(pe)->ll[area][seq & 1][me];
+        memcpy(sl->data, msg(arg, j), len);
+        /* Release: the bytes are visible to whoever sees the sequence. */
+        __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
+        shmemi_wake_at(pe, sl, sizeof(*sl));
+    }
+    struct shmemi_ctl *mine = shmemi_ctl_of(me);
+    struct shmemi_spin sp = {0};
+    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
+    for (int m = 0; m < g->size; m++) {
+        got[m] = NULL;
+        if (m == g->me)
+            continue;
+        int pe = grp_pe(g, m);
+        uint64_t seq = ll_recvd[area][pe] + 1;
+        struct shmemi_ll_slot *sl = &mine->ll[area][seq & 1][pe];
+        /* Acquire: pairs with the sender's release of seq. */
+        while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != seq)
+            shmemi_spin(&sp);
+        got[m] = sl->data;
+    }
+    shmemi_spin_end(&sp);
+}
+
+/* The messages are read: the slots may take the senders' next ones. */
+static void ll_done(const struct grp *g, int area) {
+    for (int m = 0; m < g->size; m++)
+        if (m != g->me)
+            ll_recvd[area][grp_pe(g, m)]++;
+}
+
+static const void *ll_same(const void *arg, int j) {
+    (void)j;
+    return arg;
+}
+
+struct ll_blocks {
+    const char *src;
+    size_t bytes;
+};
+static const void *ll_block(const void *arg, int j) {
+    const struct ll_blocks *b = arg;
+    return b->src + (size_t)j * b->bytes;
+}
+
+/* dest = every member's source combined in member order (the same bits on
+ * every member, as the barrier path gives). 1 when done this way. */
+static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                     void (*op)(void *, const void *, size_t)) {
+    size_t bytes = nelems * es;
+    int area = ll_area(g, bytes);
+    if (area < 0)
+        return 0;
+    const unsigned char *got[SHMEMI_LL_PES];
+    _Alignas(16) unsigned char acc[SHMEMI_LL_BYTES];
+    ll_exchange(g, area, bytes, ll_same, src, got);
+    memcpy(acc, got[0] ? got[0] : src, bytes);
+    for (int m = 1; m < g->size; m++)
+        op(acc, got[m] ? (const void *)got[m] : src, nelems);
+    ll_done(g, area);
+    memcpy(dest, acc, bytes);
+    return 1;
+}
+
+/* fcollect (blocks = 0: every member gets my source) and alltoall (blocks:
+ * member j gets my block j) of `bytes` per member. 1 when done this way. */
+static int ll_gather(const struct grp *g, void *dest, const void *src, size_t bytes, int blocks) {
+    int area = ll_area(g, bytes);
+    if (area < 0)
+        return 0;
+    const unsigned char *got[SHMEMI_LL_PES];
+    struct ll_blocks b = {src, bytes};
+    if (blocks)
+        ll_exchange(g, area, bytes, ll_block, &b, got);
+    else
+        ll_exchange(g, area, bytes, ll_same, src, got);
+    /* dest and source never overlap (the routines' rule): no order needed. */
+    for (int m = 0; m < g->size; m++)
+        memcpy((char *)dest + (size_t)m * bytes,
+               got[m] ? (const void *)got[m] : blocks ? ll_block(&b, g->me) : src, bytes);
+    ll_done(g, area);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- the cores */
 
 /* A collective of zero elements does nothing: every member passes the same
@@ -170,6 +300,8 @@ static int do_fcollect(const struct grp *g, void *dest, const void *src, size_t 
     size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
     check_sym(dest, total, g->fn);
     check_sym(src, bytes, g->fn);
+    if (ll_gather(g, dest, src, bytes, 0))
+        return 0;
     grp_sync(g);
     /* Start with the next member so that the members do not all read the
      * same source at once. */
@@ -187,6 +319,8 @@ static int do_alltoall(const struct grp *g, void *dest, const void *src, size_t 
     size_t total = shmemi_bytes((size_t)g->size, bytes, g->fn);
     check_sym(dest, total, g->fn);
     check_sym(src, total, g->fn);
+    if (ll_gather(g, dest, src, bytes, 1))
+        return 0;
     grp_sync(g);
     for (int k = 0; k < g->size; k++) {
         int j = (g->me + k) % g->size;
@@ -229,6 +363,20 @@ static int do_alltoalls(const struct grp *g, void *dest, const void *src, ptrdif
     return 0;
 }
 
+/* The byte length of the dest and source arrays of an element-wise
+ * collective (reductions, scans): both symmetric, and the same array or
+ * disjoint (ends the job otherwise). */
+static size_t elementwise_bytes(const struct grp *g, const void *dest, const void *src,
+                                size_t nelems, size_t es) {
+    size_t bytes = shmemi_bytes(nelems, es, g->fn);
+    check_sym(dest, bytes, g->fn);
+    check_sym(src, bytes, g->fn);
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
+    if (d != s && d < s + bytes && s < d + bytes)
+        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
+    return bytes;
+}
+
 /* acc[i] = acc[i] OP x[i] for i < n. */
 typedef void (*combine_fn)(void *acc, const void *x, size_t n);
 
@@ -243,14 +391,11 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
                      combine_fn op) {
     if (!nelems)
         return 0;
-    size_t bytes = shmemi_bytes(nelems, es, g->fn);
-    check_sym(dest, bytes, g->fn);
-    check_sym(src, bytes, g->fn);
+    (void)elementwise_bytes(g, dest, src, nelems, es);
     int inplace = dest == src;
-    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)src;
-    if (!inplace && d < s + bytes && s < d + bytes)
-        shmemi_fatal("%s: dest and source overlap without being the same array", g->fn);
 
+    if (ll_reduce(g, dest, src, nelems, es, op))
+        return 0;
     size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
     size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);
     char *mine = (char *)dest + lo * es;
@@ -301,6 +446,50 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     return 0;
 }
 
+/* Scans (1.6): member i's dest is the sum of the sources of members 0..i
+ * (inclusive) or 0..i-1 (exclusive; member 0 gets zeros), element by element.
+ * Each member reads the sources of its prefix from their mappings, in member
+ * order, so a prefix has the same bits wherever it is summed. In place, the
+ * dests are sources others still read: the prefix is summed into a private
+ * buffer and written after a sync says every member has read what it needs. */
+static int do_scan(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                   combine_fn add, int inclusive) {
+    if (!nelems)
+        return 0;
+    size_t bytes = elementwise_bytes(g, dest, src, nelems, es);
+    int inplace = dest == src;
+    _Alignas(max_align_t) char stack[REDUCE_CHUNK];
+    char *out = !inplace ? dest : bytes <= sizeof(stack) ? stack : malloc(bytes);
+    if (!out)
+        shmemi_fatal("%s: out of memory for %zu bytes of scan scratch", g->fn, bytes);
+    int last = inclusive ? g->me : g->me - 1; /* the prefix: members 0..last */
+    size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
+    /* A member's source chunk: its mapping, or fetched into scratch. */
+    _Alignas(max_align_t) char scratch[REDUCE_CHUNK + 16];
+
+    grp_sync(g); /* every source is ready */
+    for (size_t off = 0; off < nelems; off += step) {
+        size_t c = nelems - off < step ? nelems - off : step, cb = c * es;
+        char *acc = out + off * es;
+        const char *from = (const char *)src + off * es;
+        if (last < 0) {
+            memset(acc, 0, cb); /* all-bits-zero is 0 of every scan type */
+            continue;
+        }
+        shmemi_sym_get(acc, from, cb, grp_pe(g, 0), g->fn);
+        for (int i = 1; i <= last; i++)
+            add(acc, shmemi_sym_src(from, cb, grp_pe(g, i), scratch, g->fn), c);
+    }
+    if (inplace) {
+        grp_sync(g); /* every member has read every source it needs */
+        memcpy(dest, out, bytes);
+        if (out != stack)
+            free(out);
+    }
+    grp_sync(g); /* every read of my source done: the caller may reuse it */
+    return 0;
+}
+
 /* ------------------------------------------------------------- reductions */
 
 #define RED_AND(a, b) ((a) & (b))
@@ -336,6 +525,7 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
 SHMEMI_REDUCE_BIT_TYPES(SHMEMI_COMB_BIT)
 SHMEMI_REDUCE_MINMAX_TYPES(SHMEMI_COMB_MINMAX)
 SHMEMI_REDUCE_ARITH_TYPES(SHMEMI_COMB_ARITH)
+SHMEMI_REDUCE_BIT_EXT_TYPES(SHMEMI_COMB_BIT)
 SHMEMI_TO_ALL_BIT_TYPES(SHMEMI_TOALL_BIT)
 SHMEMI_TO_ALL_MINMAX_TYPES(SHMEMI_TOALL_MINMAX)
 SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_TOALL_ARITH)
@@ -361,6 +551,8 @@ SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_TOALL_ARITH)
     SHMEMI_ON_TEAM(do_alltoalls(&g, dest, source, dst, sst, nelems, ESZ))
 #define SHMEMI_B_REDUCE(N, OP)                                                                \
     SHMEMI_ON_TEAM(do_reduce(&g, dest, source, nreduce, sizeof *dest, comb_##N##_##OP))
+#define SHMEMI_B_SCAN(N, INCL)                                                                \
+    SHMEMI_ON_TEAM(do_scan(&g, dest, source, nelems, sizeof *dest, comb_##N##_sum, INCL))
 /* The root's own dest is not written (the active-set definition). */
 #define SHMEMI_B_BROADCAST_SET(ESZ)                                                           \
     SHMEMI_ON_SET(do_broadcast(&g, dest, source, SHMEMI_NBYTES(ESZ), PE_root, 0))

@@ -9,22 +9,26 @@
  * already waiting on the same queue therefore still waits for its own
  * transfers. Ordinary RMA never shares a queue with chains that POLL (plans
  * use queues of their own), so quiet never waits on a gate. */
+#define _GNU_SOURCE
 #include "shmem/engine.h"
 
 #include "sdma/sdma.h"
 
+#include <sched.h>
 #include <stdlib.h>
 
 static struct sdma_engine *engine;
+int shmemi_engine_offload_on; /* shmemi_engine_offload() */
 static uint64_t *rma_idle_at; /* per peer: write index of the last quiet_all's fence */
 static const char *engine_name = "none";
 
 /* Engine work of a context, per peer. `used` only grows: the peers whose
  * counts quiet looks at. */
 struct shmemi_ctx_pending {
-    uint64_t *used;   /* bitmap */
-    uint64_t *issued; /* operations queued for the context */
-    uint64_t *done;   /* operations a finished quiet completed */
+    uint64_t *used;     /* bitmap */
+    uint64_t *deferred; /* bitmap: copies queued without a doorbell (a batch session) */
+    uint64_t *issued;   /* operations queued for the context */
+    uint64_t *done;     /* operations a finished quiet completed */
 };
 
 /* Every address the engine is handed must be mapped for its GPU (a hardware engine runs in
@@ -54,6 +58,27 @@ static void map_symmetric(void) {
                      sdma_last_error());
 }
 
+/* SHMEM_NBI_ENGINE. The soft engine's thread copies on a CPU: handing it a
+ * transfer gains only where a CPU is free for it. Where every CPU the PE may
+ * run on has a PE of the job (2 PEs on 2 cores), the thread takes its core
+ * from a PE's computation and every hand-off costs a scheduling round: the
+ * caller copies at once instead, and the _nbi put is never slower than the
+ * blocking one. A hardware engine costs no CPU: always. */
+static void choose_offload(const char *kind) {
+    const char *m = shmemi.cfg.NBI_ENGINE;
+    if (!strcmp(m, "always") || !strcmp(m, "never")) {
+        shmemi_engine_offload_on = !strcmp(m, "always");
+        return;
+    }
+    if (strcmp(kind, "soft")) { /* hardware, or its proxy */
+        shmemi_engine_offload_on = 1;
+        return;
+    }
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+    shmemi_engine_offload_on = cpus > shmemi.boot->local_size;
+}
+
 int shmemi_engine_init(void) {
     const char *kind = shmemi.cfg.COPY_ENGINE;
     if (!strcmp(kind, "none"))
@@ -75,6 +100,23 @@ int shmemi_engine_init(void) {
     cfg.burst_nop = shmemi.cfg.ENGINE_BURST_NOP;
     /* The soft engine carries packets to PEs of other nodes through the fabric. */
     cfg.foreign = shmemi_fabric_foreign();
+    /* A POLL waits on words of this PE's memory that peers and its own threads store
+     * (plan gates and fences, wait flags). Where a CPU is free for the engine's thread, it
+     * sleeps on this PE's wake word, where those writers look for sleepers (shmem/wait.c),
+     * and runs the chains as soon as they may go. Where none is, waking it would take a
+     * PE's core (and, preempted while it holds the queues, stall the PEs that wait): the
+     * PE's own waits run the chains instead. Peers of other nodes store through the
+     * fabric, which wakes no one: with such peers the thread re-checks on a timer. */
+    choose_offload(kind);
+    if (shmemi_engine_offload_on && !cfg.foreign) {
+        struct shmemi_wake *w = &shmemi_ctl_of(shmemi.my_pe)->wake;
+        cfg.wake_seq = &w->seq;
+        cfg.wake_sleepers = &w->any; /* it waits for any store */
+        cfg.wake_shared = 1;
+        cfg.wake_fence = shmemi_wake_fence;
+    } else if (!shmemi_engine_offload_on) {
+        cfg.polls_by_callers = 1;
+    }
     if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "large"))
         cfg.copy_2d = SDMA_COPY_2D_LARGE;
     else if (!strcmp(shmemi.cfg.ENGINE_COPY_2D, "sw13"))
@@ -110,7 +152,8 @@ int shmemi_engine_init(void) {
     rma_idle_at = calloc((size_t)shmemi.n_pes, sizeof(*rma_idle_at));
     if (!rma_idle_at)
         return -1;
-    shmemi_debug("copy engine: %s", sdma_engine_target(engine));
+    shmemi_debug("copy engine: %s; large non-blocking transfers %s", sdma_engine_target(engine),
+                 shmemi_engine_offload_on ? "go to it" : "are copied by the caller");
     return 0;
 }
 
@@ -130,11 +173,12 @@ static struct shmemi_ctx_pending *pending(struct shmemi_ctx *c) {
     if (SHMEMI_LIKELY(p))
         return p;
     size_t n = (size_t)shmemi.n_pes, words = (n + 63) / 64;
-    p = calloc(1, sizeof(*p) + (words + 2 * n) * sizeof(uint64_t));
+    p = calloc(1, sizeof(*p) + (2 * words + 2 * n) * sizeof(uint64_t));
     if (!p)
         shmemi_fatal("out of memory");
     p->used = (uint64_t *)(p + 1);
-    p->issued = p->used + words;
+    p->deferred = p->used + words;
+    p->issued = p->deferred + words;
     p->done = p->issued + n;
     struct shmemi_ctx_pending *expected = NULL;
     /* Release: the arrays are zeroed before another thread sees them. */
@@ -170,19 +214,43 @@ static void queue_failed(int pe, int rc, const char *fn) {
                  sdma_last_error());
 }
 
+/* Inside a batch session (shmem_ctx_session_start with SHMEM_CTX_SESSION_BATCH) a
+ * context's copies go into the ring without the doorbell: one doorbell (a futex wake of
+ * the soft engine's thread, an MMIO write on hardware queues) starts a whole batch, at
+ * the session's end or at the first quiet, whichever comes first. Completion and
+ * ordering do not change: quiet's fence rings the doorbell before it waits, and the
+ * engine finds a ring's new packets by itself in time. */
 int shmemi_engine_copy(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes, int pe,
                        const char *fn) {
     if (!engine)
         return 0;
     struct sdma_queue *q = shmemi_rma_queue(pe);
-    int rc = sdma_copy(q, dst, src, bytes);
+    int batch = (__atomic_load_n(&c->session, __ATOMIC_RELAXED) & SHMEM_CTX_SESSION_BATCH) != 0;
+    int rc = sdma_copy_flags(q, dst, src, bytes, batch ? SDMA_SUBMIT_NO_KICK : 0);
     /* Ring full, or memory the engine's GPU does not map: the caller copies itself. */
     if (rc == SDMA_ERR_NO_RESOURCE || rc == SDMA_ERR_UNMAPPED)
         return 0;
     if (rc)
         queue_failed(pe, rc, fn);
     shmemi_engine_note(c, pe);
+    if (batch) {
+        struct shmemi_ctx_pending *p = pending(c);
+        __atomic_fetch_or(&p->deferred[pe / 64], 1ull << (pe % 64), __ATOMIC_RELAXED);
+    }
     return 1;
+}
+
+void shmemi_engine_session_flush(struct shmemi_ctx *c) {
+    struct shmemi_ctx_pending *p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+    for (int w = 0; p && w < (shmemi.n_pes + 63) / 64; w++) {
+        uint64_t bits = __atomic_exchange_n(&p->deferred[w], 0, __ATOMIC_ACQ_REL);
+        while (bits) {
+            struct sdma_queue *q = shmemi_rma_queue_peek(w * 64 + __builtin_ctzll(bits));
+            if (q)
+                sdma_queue_kick(q);
+            bits &= bits - 1;
+        }
+    }
 }
 
 int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, size_t bytes,
@@ -281,6 +349,18 @@ int shmemi_engine_idle(void) {
 }
 
 const char *shmemi_copy_engine_name(void) { return engine_name; }
+/* The soft engine's thread runs its packets on the host and calls back after them
+ * (shmemi_engine_stored): its stores wake sleepers. A hardware engine's do not. */
+int shmemi_engine_wakes(void) { return !engine || !strcmp(engine_name, "soft"); }
+
+void shmemi_engine_stored(void *arg) {
+    int pe = (int)(intptr_t)arg;
+    /* The queue to pe copies into pe's memory (puts, signals, plan arrivals) and into this
+     * PE's (gets, plan sent-words). */
+    shmemi_wake(pe);
+    if (pe != shmemi.my_pe)
+        shmemi_wake(shmemi.my_pe);
+}
 int shmemi_engine_reaches_device(void) {
     return engine && (sdma_engine_caps(engine) & SDMA_CAP_DEVICE_MEMORY);
 }

@@ -1,7 +1,7 @@
 /* The kernels of the stream-ordered host API (shmemx_*_on_stream): a signal
  * update, a bounded signal wait and a bounded device barrier, each one
- * thread on the caller's stream. Shared by the C side (shmem/gpu.c) and the
- * GPU source shmem/gpu_stream.cu. */
+ * thread on the caller's stream. Shared by the C side (shmem/gpu_stream.c,
+ * shmem/plan/stream.c) and the GPU source shmem/gpu_stream.cu. */
 #ifndef SHMEMI_GPU_STREAM_H
 #define SHMEMI_GPU_STREAM_H
 
@@ -55,7 +55,7 @@ int shmemi_gpu_barrier_launch(const struct shmemi_stream_barrier *bar,
                               const struct shmemi_stream_sink *sink, void *stream);
 
 /* A triggered plan's round as its stream-ordered kernels see it: words in
- * the plan's host words (shmem/plan.c), reached by the GPU at their host
+ * the plan's host words (shmem/plan/plan.h), reached by the GPU at their host
  * addresses. Errors: the first one wins (*error = -code, then where). */
 struct shmemi_plan_gpu {
     uint32_t round;

@@ -14,6 +14,7 @@
 #include "shmem/shmemi.h"
 
 #include "shmem/alloc.h"
+#include "shmem/pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +39,7 @@ struct pe_card {
     int32_t pid;
     int32_t heap_fd;
     int32_t data_fd;
-    int32_t pad;
+    int32_t data_off; /* where the data segment starts in its object (see remap_data_segment) */
     uint64_t heap_size;
     uint64_t data_size;
     uint64_t node[3]; /* node_key(): PEs with equal keys map each other's memory */
@@ -66,24 +67,10 @@ static void node_key(uint64_t key[3]) {
     key[2] = stat("/proc/self/ns/net", &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-static int make_memfd(const char *name, size_t size) {
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    if (fd < 0) {
-        shmemi_warn("memfd_create(%s): %s", name, strerror(errno));
-        return -1;
-    }
-    if (ftruncate(fd, (off_t)size)) {
-        shmemi_warn("cannot size the %s to %zu bytes: %s", name, size, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* ------------------------------------------------------------ data segment */
 
 struct seg_search {
-    uintptr_t start, end, relro_end;
+    uintptr_t start, end, file_end, relro_end;
 };
 
 static int find_main_rw(struct dl_phdr_info *info, size_t size, void *arg) {
@@ -96,6 +83,7 @@ static int find_main_rw(struct dl_phdr_info *info, size_t size, void *arg) {
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !s->start) {
             s->start = lo;
             s->end = hi;
+            s->file_end = lo + ph->p_filesz; /* beyond it: .bss, zero until written */
         }
         if (ph->p_type == PT_GNU_RELRO)
             s->relro_end = hi;
@@ -104,11 +92,13 @@ static int find_main_rw(struct dl_phdr_info *info, size_t size, void *arg) {
 }
 
 static int data_fd = -1;
+static off_t data_off; /* the segment's offset in data_fd */
 
 /* Page-aligned bounds of this program's writable data segment (.data and
- * .bss), without the part that is read-only after relocation. */
-static int data_segment(uintptr_t *start, size_t *len) {
-    struct seg_search s = {0, 0, 0};
+ * .bss), without the part that is read-only after relocation; *file_end: the
+ * first page past the part the program file initializes. */
+static int data_segment(uintptr_t *start, size_t *len, uintptr_t *file_end) {
+    struct seg_search s = {0, 0, 0, 0};
     dl_iterate_phdr(find_main_rw, &s);
     if (!s.start)
         return -1;
@@ -120,42 +110,98 @@ static int data_segment(uintptr_t *start, size_t *len) {
     uintptr_t hi = (s.end + page - 1) & ~(uintptr_t)(page - 1);
     *start = lo;
     *len = hi - lo;
+    *file_end = (s.file_end + page - 1) & ~(uintptr_t)(page - 1);
+    if (*file_end < lo)
+        *file_end = lo;
+    return 0;
+}
+
+/* Whether the page at p is all zero. Not instrumented: the segment holds
+ * sanitizer redzones between variables. */
+__attribute__((no_sanitize_address)) static int zero_page(const char *p, size_t page) {
+    const uint64_t *w = (const uint64_t *)p;
+    for (size_t i = 0; i < page / 8; i++)
+        if (w[i])
+            return 0;
+    return 1;
+}
+
+/* Copy the segment into the object: the file-initialized part whole, of the
+ * rest (.bss) only pages that hold something -- resident (mincore: a page
+ * never touched is not) and not all zero. A zero page stays a hole of the
+ * object, allocated when first written as it would have been before: a
+ * program with a large static array does not pay for it at init. A raw
+ * system call: the segment holds sanitizer redzones between variables, which
+ * an intercepted pwrite would refuse to read. */
+static int copy_segment(int fd, uintptr_t start, size_t len, uintptr_t file_end) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t end = start + len, run = start;
+    size_t nbss = (end - file_end) / page;
+    unsigned char *res = nbss ? malloc(nbss) : NULL;
+    if (res && mincore((void *)file_end, end - file_end, res))
+        memset(res, 1, nbss); /* unknown: look at every page */
+    for (uintptr_t p = start; p <= end; p += page) {
+        int skip = p == end;
+        if (!skip && p >= file_end) {
+            size_t i = (p - file_end) / page;
+            skip = (res && !(res[i] & 1)) || zero_page((const char *)p, page);
+        }
+        if (!skip)
+            continue;
+        /* Write the run [run, p) of pages that hold data. */
+        while (run < p) {
+            ssize_t w = syscall(SYS_pwrite64, fd, (void *)run, (size_t)(p - run),
+                                (off_t)(data_off + (off_t)(run - start)));
+            if (w <= 0) {
+                shmemi_warn("cannot copy the data segment: %s",
+                            w < 0 ? strerror(errno) : "short write");
+                free(res);
+                return -1;
+            }
+            run += (uintptr_t)w;
+        }
+        run = p + page;
+    }
+    free(res);
     return 0;
 }
 
 /* Move the data segment onto a shared memory object at the same address:
  * copy the pages out, map the object over them. Runs before any other
  * thread of the library exists. */
-static int remap_data_segment(uintptr_t start, size_t len) {
-    int fd = make_memfd("shmem-data", len);
+static int remap_data_segment(uintptr_t start, size_t len, uintptr_t file_end) {
+    /* The segment sits in its object at its own address's offset modulo the
+     * huge page size, so that the object's huge pages (where the kernel gives
+     * them, shmem/pages.c) line up with the addresses of the program's own
+     * mapping and of every peer's. */
+    data_off = (off_t)(start & (SHMEMI_HUGE_PAGE - 1));
+    int fd = shmemi_pages_memfd("shmem-data", (size_t)data_off + len, 0);
     if (fd < 0)
         return -1;
-    /* A raw system call: the segment holds sanitizer redzones between
-     * variables, which an intercepted pwrite would refuse to read. */
-    ssize_t w = syscall(SYS_pwrite64, fd, (void *)start, len, (off_t)0);
-    if (w != (ssize_t)len) {
-        shmemi_warn("cannot copy the data segment: %s", w < 0 ? strerror(errno) : "short write");
+    if (copy_segment(fd, start, len, file_end)) {
         close(fd);
         return -1;
     }
-    void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+                   data_off);
     if (p == MAP_FAILED) {
         /* MAP_FIXED failing leaves the old mapping in place. */
         shmemi_warn("cannot remap the data segment: %s", strerror(errno));
         close(fd);
         return -1;
     }
+    shmemi_pages_advise(p, len);
     data_fd = fd;
     return 0;
 }
 
 static int data_init(void) {
-    uintptr_t start;
+    uintptr_t start, file_end;
     size_t len;
-    if (!shmemi.cfg.SHARE_STATIC_DATA || data_segment(&start, &len))
+    if (!shmemi.cfg.SHARE_STATIC_DATA || data_segment(&start, &len, &file_end))
         return 0; /* global and static variables are not symmetric */
     /* With one PE nobody maps the segment: it is symmetric as it stands. */
-    if (shmemi.n_pes > 1 && remap_data_segment(start, len))
+    if (shmemi.n_pes > 1 && remap_data_segment(start, len, file_end))
         return -1;
     shmemi.data_base = (char *)start;
     shmemi.data_size = len;
@@ -164,20 +210,22 @@ static int data_init(void) {
 
 /* ---------------------------------------------------------------- exchange */
 
-static void *map_peer(const struct pe_card *c, int fd, size_t size, int pe, const char *what) {
-    char path[64];
+/* Map a peer's object (size bytes from off), placed for huge pages; the data
+ * segment's pages that exist are mapped at once (its holes fault when used). */
+static char *map_peer(const struct pe_card *c, int fd, size_t size, off_t off, int pe,
+                      const char *what) {
+    char path[64], name[64];
     snprintf(path, sizeof(path), "/proc/%d/fd/%d", c->pid, fd);
     int pfd = open(path, O_RDWR | O_CLOEXEC);
     if (pfd < 0) {
         shmemi_warn("cannot open PE %d's %s (%s): %s", pe, what, path, strerror(errno));
         return NULL;
     }
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);
+    snprintf(name, sizeof(name), "PE %d's %s", pe, what);
+    char *p = shmemi_pages_map(pfd, size, off, SHMEMI_HUGE_PAGE, name);
+    if (p && fd == c->data_fd && shmemi.cfg.HEAP_POPULATE)
+        shmemi_pages_populate_file(pfd, p, size, off);
     close(pfd);
-    if (p == MAP_FAILED) {
-        shmemi_warn("cannot map PE %d's %s (%zu bytes): %s", pe, what, size, strerror(errno));
-        return NULL;
-    }
     return p;
 }
 
@@ -193,7 +241,10 @@ int shmemi_heap_init(void) {
                      setting, extra, SHMEMI_HEAP_ALIGN);
     int on_device = shmemi.heap_kind == SHMEMI_HEAP_DEVICE;
     size_t total = SHMEMI_CTL_SIZE + (on_device ? SHMEMI_WORDS_SIZE : user + SHMEMI_DEV_CTL_SIZE);
-    int heap_fd = make_memfd("shmem-heap", total);
+    if (shmemi_pages_init())
+        return -1;
+    total = shmemi_pages_round(total); /* hugetlb: whole huge pages (the control block ends it) */
+    int heap_fd = shmemi_pages_memfd("shmem-heap", total, 1);
     if (heap_fd < 0)
         return -1;
     /* Reserve address space, then map the heap at an aligned address in it. */
@@ -208,9 +259,14 @@ int shmemi_heap_init(void) {
     char *aligned = (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
     void *base = mmap(aligned, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, heap_fd, 0);
     if (base == MAP_FAILED) {
-        shmemi_warn("cannot map the symmetric heap (%zu bytes): %s", total, strerror(errno));
+        shmemi_warn("cannot map the symmetric heap (%zu bytes%s): %s", total,
+                    shmemi_pages_mode() == SHMEMI_PAGES_HUGETLB
+                        ? " of hugetlb pages: are enough reserved (vm.nr_hugepages)?"
+                        : "",
+                    strerror(errno));
         return -1;
     }
+    shmemi_pages_advise(base, total);
     if (aligned > res)
         munmap(res, (size_t)(aligned - res));
     if (res + span > aligned + total)
@@ -232,7 +288,8 @@ int shmemi_heap_init(void) {
     if (data_init())
         return -1;
 
-    struct pe_card me = {getpid(), heap_fd, data_fd, 0, total, shmemi.data_size, {0, 0, 0}};
+    struct pe_card me = {getpid(), heap_fd, data_fd, (int32_t)data_off, total, shmemi.data_size,
+                         {0, 0, 0}};
     node_key(me.node);
     struct boot *b = shmemi.boot;
     if (b->allgather(b, &me, cards, sizeof(me)))
@@ -256,12 +313,12 @@ int shmemi_heap_init(void) {
          * not mapped: the fabric row reaches it (shmem/path_fabric.c). */
         if (memcmp(cards[pe].node, me.node, sizeof(me.node)) || shmemi.cfg.FORCE_FABRIC)
             continue;
-        shmemi.peers[pe].heap = map_peer(&cards[pe], cards[pe].heap_fd, total, pe, "heap");
+        shmemi.peers[pe].heap = map_peer(&cards[pe], cards[pe].heap_fd, total, 0, pe, "heap");
         if (!shmemi.peers[pe].heap)
             return -1;
         if (shmemi.data_size) {
-            shmemi.peers[pe].data = map_peer(&cards[pe], cards[pe].data_fd, shmemi.data_size, pe,
-                                             "data segment");
+            shmemi.peers[pe].data = map_peer(&cards[pe], cards[pe].data_fd, shmemi.data_size,
+                                             cards[pe].data_off, pe, "data segment");
             if (!shmemi.peers[pe].data)
                 return -1;
         }
@@ -274,8 +331,9 @@ int shmemi_heap_init(void) {
     if (data_fd >= 0)
         close(data_fd);
     data_fd = -1;
-    shmemi_debug("host heap %zu bytes at %p, data segment %zu bytes at %p", total,
-                 (void *)shmemi.heap_base, shmemi.data_size, (void *)shmemi.data_base);
+    shmemi_debug("host heap %zu bytes at %p, data segment %zu bytes at %p; %s", total,
+                 (void *)shmemi.heap_base, shmemi.data_size, (void *)shmemi.data_base,
+                 shmemi_pages_describe());
     if (on_device) {
         /* The user heap and the device control area on the GPU. */
         if (shmemi.dev->heap_init(user + SHMEMI_DEV_CTL_SIZE))
@@ -288,7 +346,7 @@ int shmemi_heap_init(void) {
 
 int shmemi_data_init(void) { return 0; } /* done with the heap, in one exchange */
 
-void shmemi_heap_fini(void) {}
+void shmemi_heap_fini(void) { shmemi_pages_fini(); }
 
 /* -------------------------------------------------------- allocation front */
 
@@ -348,6 +406,8 @@ void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
         int rc = shmemi_alloc_get(&heap_alloc, align, size, &off);
         pthread_mutex_unlock(&heap_lock);
         p = rc == SHMEMI_ALLOC_OK ? user_base() + off : alloc_failed(size, fn);
+        if (p) /* every PE maps the new object's pages at once (shmem/pages.c) */
+            shmemi_pages_populate_heap(off, size);
     }
     /* The allocation routines end with a barrier (the spec's rule): the
      * object exists on every PE before any PE uses it. */
@@ -413,6 +473,8 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
     if (rc == SHMEMI_ALLOC_NOTUSED)
         shmemi_fatal("%s: %p is not an allocated symmetric object", fn, ptr);
     void *p = rc == SHMEMI_ALLOC_OK ? user_base() + newoff : alloc_failed(size, fn);
+    if (p)
+        shmemi_pages_populate_heap(newoff, size);
     shmemi_barrier_all();
     return p;
 }
@@ -479,10 +541,19 @@ void *shmem_realloc(void *ptr, size_t size) { return shmemi_heap_realloc(ptr, si
 
 void shmem_free(void *ptr) { shmemi_heap_free(ptr, __func__); }
 
+/* The hints (SHMEM_MALLOC_ATOMICS_REMOTE, SHMEM_MALLOC_SIGNAL_REMOTE) ask for
+ * memory where remote atomics or signals are fast. With a host heap every
+ * object is already such memory: peers update it with CPU atomics through
+ * their mapping. With a device heap (GPU builds) the user heap is GPU memory,
+ * which kernels and copy engines update at full speed and host threads
+ * through the atomic kernel; objects that host threads poll are better in
+ * global or static variables. Any hint, or none, gives the same symmetric
+ * object as shmem_malloc; bits that name no hint are ignored (the
+ * specification leaves hints to the implementation). */
 void *shmem_malloc_with_hints(size_t size, long hints) {
-    /* Every hint is valid here: on one node all memory is equally fast for
-     * remote atomics and signals. */
-    (void)hints;
+    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
+        shmemi_debug("%s: hints %#lx name no hint of this library; ignored", __func__,
+                     (unsigned long)hints);
     return shmemi_heap_malloc(0, size, __func__);
 }
 

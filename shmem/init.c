@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
 #include "sdma/sdma.h"
 #include "shmem/engine.h"
 #include "shmem/liveness.h"
@@ -107,32 +108,6 @@ void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) {
                  fn, addr, pe);
 }
 
-void shmemi_spin_slow(struct shmemi_spin *s) {
-    /* What we wait for may sit in our own copy engine's queue (a signal behind
-     * a non-blocking put): run it here rather than wait for its thread. */
-    if (sdma_engine_progress(shmemi_engine())) {
-        s->n = 0;
-        return;
-    }
-    /* Or behind a fabric whose provider progresses only when asked to (what
-     * peers write into this PE's memory included). */
-    int hot = shmemi_paths_progress();
-    /* Publish the wait; end the job if it can never end. */
-    shmemi_live_wait(s);
-    /* Oversubscribed PEs (more PEs than cores) only progress if we let the
-     * one we wait for run. After a long wait (a few thousand turns, some
-     * hundred microseconds), nap: a PE that waits for a peer's computation
-     * leaves the core to copy-engine threads and to the computation. Not
-     * while a row needs this thread's progress: a nap would delay every
-     * peer's transfer into this PE by as long. */
-    if (s->n < 4096 || hot) {
-        sched_yield();
-        return;
-    }
-    struct timespec ts = {0, 20000};
-    nanosleep(&ts, NULL);
-}
-
 /* ------------------------------------------------------------------- setup */
 
 static void report_unknown(const char *name, const char *best, void *arg) {
@@ -151,15 +126,22 @@ static void finalize(int implicit);
  * with another status the job is over: tell the peers and leave. */
 static pid_t init_pid;
 
+/* Initialization calls not yet matched by a shmem_finalize (1.6: the library
+ * is initialized by the first and finalized by the call that matches the
+ * last); under init_lock. */
+static int init_calls;
+
 static void at_exit(int status, void *arg) {
     (void)arg;
     /* A child the program forked is not the PE. */
     if (!shmemi.initialized || getpid() != init_pid)
         return;
-    if (status)
+    if (status) {
         shmemi_live_exit(status);
-    else
+    } else {
+        init_calls = 1; /* the implicit finalize matches every initialization */
         finalize(1);
+    }
 }
 
 /* A PE that waits spins; two PEs sharing a core while another core idles
@@ -183,6 +165,20 @@ static void bind_to_cpu(int local_rank, int local_size) {
             shmemi_debug("pinned to CPU %d", cpu);
         return;
     }
+}
+
+/* SHMEM_STREAM_COPY_MIN: auto, or a size (0: never). */
+static void set_stream_copies(void) {
+    const char *v = shmemi.cfg.STREAM_COPY_MIN;
+    size_t n;
+    if (!strcmp(v, "auto"))
+        n = sdma_copy_set_stream_min(SDMA_COPY_STREAM_AUTO);
+    else if (!shmemi_parse_size(v, &n))
+        sdma_copy_set_stream_min(n);
+    else
+        shmemi_fatal("SHMEM_STREAM_COPY_MIN=%s: expected auto or a size in bytes with an "
+                     "optional k/m/g suffix (0: never)", v);
+    shmemi_debug("copies of at least %zu bytes use streaming stores", n);
 }
 
 /* SHMEM_HEAP: auto is the device heap in GPU builds, the host heap in CPU
@@ -218,6 +214,9 @@ static int do_init(int requested) {
     if (shmemi.my_pe == 0)
         shmemi_env_unknown(environ, report_unknown, NULL);
 
+    set_stream_copies();
+    if (shmemi_wait_init())
+        shmemi_fatal("cannot set up waiting");
     choose_heap_kind();
     if (shmemi_heap_init() || shmemi_data_init())
         shmemi_fatal("cannot set up symmetric memory");
@@ -258,16 +257,28 @@ int shmem_init_thread(int requested, int *provided) {
             shmemi_fatal("shmem_init called after shmem_finalize: the library cannot restart");
         if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
             requested = SHMEM_THREAD_MULTIPLE;
-        do_init(SHMEM_THREAD_MULTIPLE);
+        shmemi.thread_asked = requested;
+        do_init(requested);
     }
+    init_calls++;
     pthread_mutex_unlock(&init_lock);
-    /* Every level up to THREAD_MULTIPLE is supported. */
+    /* Every level is supported (the library is always thread safe): the
+     * level provided is the one the first initialization requested, which
+     * programs compare with what they asked for. */
     if (provided)
-        *provided = SHMEM_THREAD_MULTIPLE;
+        *provided = shmemi.thread_level;
     return 0;
 }
 
-void shmem_init(void) { shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL); }
+/* Every level is provided; the level asked for is remembered (shmem_init asks
+ * for none: SINGLE), and lets deprecated active-set collectives over every PE
+ * take the barrier-free path (they may not run concurrently then). */
+void shmem_init(void) {
+    int first = !__atomic_load_n(&shmemi.initialized, __ATOMIC_ACQUIRE);
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, NULL);
+    if (first)
+        __atomic_store_n(&shmemi.thread_asked, SHMEM_THREAD_SINGLE, __ATOMIC_RELAXED);
+}
 
 void shmem_query_thread(int *provided) {
     shmemi_check_init(__func__);
@@ -279,13 +290,14 @@ void shmem_finalize(void) { finalize(0); }
 
 static void finalize(int implicit) {
     pthread_mutex_lock(&init_lock);
-    if (shmemi.initialized) {
+    if (shmemi.initialized && --init_calls == 0) {
         shmemi_plan_fini();
-        shmemi_paths_check(1, "shmem_finalize");
+        shmemi_paths_check(SHMEMI_CHECK_DRAIN, "shmem_finalize");
         /* Complete this PE's operations, then wait for every PE to get here
          * (not a barrier: it must never pair with a peer's shmem_barrier_all). */
         shmemi_quiet(shmemi_ctx_default_handle, "shmem_finalize");
         shmemi_live_finalize(implicit);
+        shmemi_wait_report();
         shmemi_engine_fini();
         shmemi_device_state_fini();
         /* Every PE is in shmem_finalize: the rows' last step (a fabric waits
@@ -344,7 +356,15 @@ int shmem_addr_accessible(const void *addr, int pe) {
 void *shmem_ptr(const void *dest, int pe) {
     shmemi_check_init(__func__);
     struct shmemi_route r;
-    return shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
+    void *p = shmemi_route_try(&r, dest, 1, pe) ? NULL : r.addr;
+    if (p) {
+        /* Stores through it wake no one: waits on this PE's and on the
+         * target's words re-read them more often. */
+        __atomic_store_n(&shmemi.raw_stores, 1, __ATOMIC_RELAXED);
+        if (r.pe != shmemi.my_pe && shmemi.heap_kind == SHMEMI_HEAP_HOST)
+            __atomic_store_n(&shmemi_ctl_of(r.pe)->wake.raw, 1, __ATOMIC_RELAXED);
+    }
+    return p;
 }
 
 void shmem_info_get_version(int *major, int *minor) {

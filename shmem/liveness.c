@@ -201,12 +201,12 @@ static void peer_exited(int pe, int64_t now) {
 
 static void publish(struct shmemi_spin *s) {
     struct shmemi_live *l = mine();
-    if (!s->seq)
-        s->seq = __atomic_add_fetch(&waits, 1, __ATOMIC_RELAXED);
+    if (!s->live_seq)
+        s->live_seq = __atomic_add_fetch(&waits, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&l->wait_sole, 0, __ATOMIC_RELAXED);
     snprintf(l->wait_what, sizeof(l->wait_what), "%s", my_routine());
     /* Release: the name is visible to whoever acquires the number. */
-    __atomic_store_n(&l->wait_seq, s->seq, __ATOMIC_RELEASE);
+    __atomic_store_n(&l->wait_seq, s->live_seq, __ATOMIC_RELEASE);
 }
 
 /* This thread is still in its wait: say so, and whether only a peer could
@@ -214,7 +214,7 @@ static void publish(struct shmemi_spin *s) {
  * (with several application threads, nothing is ever judged stuck). */
 static void beat(struct shmemi_spin *s) {
     struct shmemi_live *l = mine();
-    if (__atomic_load_n(&l->wait_seq, __ATOMIC_RELAXED) != s->seq)
+    if (__atomic_load_n(&l->wait_seq, __ATOMIC_RELAXED) != s->live_seq)
         publish(s);
     int sole = only_peers_can_end();
     if (!sole)
@@ -229,7 +229,7 @@ void shmemi_live_wait(struct shmemi_spin *s) {
     if (shmemi.n_pes < 2 || !shmemi.peers || in_live)
         return;
     int64_t now = now_ms();
-    if (!s->seq) {
+    if (!s->live_seq) {
         publish(s);
         s->next_ms = now + LIVE_TICK_MS;
         return;
@@ -365,17 +365,17 @@ static void report_stuck(void) {
 
 /* Back off while waiting for the other PEs: at first spin and yield (they
  * usually arrive together), later sleep (a program's PEs may leave main
- * minutes apart). */
+ * minutes apart: then wake once a tick, not to take a computing peer's core). */
 static void nap(unsigned turn, int64_t waited_ms) {
     if (turn < 64) {
-        __builtin_ia32_pause();
+        sdma_cpu_relax();
         return;
     }
     if (turn < 4096) {
         sched_yield();
         return;
     }
-    struct timespec ts = {0, waited_ms < 100 ? 20000 : 1000000};
+    struct timespec ts = {0, waited_ms < 100 ? 20000 : LIVE_TICK_MS * 1000000L};
     nanosleep(&ts, NULL);
 }
 

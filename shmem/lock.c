@@ -30,24 +30,33 @@ void shmem_set_lock(long *lock) {
      * counter wraps within its 32 bits. */
     uint64_t v = lock_amo(lock, SHMEMI_AMO_ADD, LOCK_TICKET, 0, __func__);
     uint32_t ticket = (uint32_t)(v >> 32);
-    struct shmemi_spin s = {0};
     struct shmemi_route r;
     shmemi_route_pe(&r, lock, sizeof(*lock), 0, __func__);
-    int remote = !(r.path->caps & SHMEMI_PATH_HOST_MAPPED);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        /* PE 0's word is mapped here: read it, and sleep on PE 0's wake word
+         * once the spin is over. Acquire: pairs with the release in
+         * shmem_clear_lock of the previous holder, so its critical section
+         * happens before ours. */
+        const uint64_t *w = (const uint64_t *)r.addr;
+        struct shmemi_spin s = SHMEMI_SPIN_ON(0);
+        shmemi_spin_watch(&s, w, sizeof(*w));
+        while ((uint32_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) & LOCK_SERVING) != ticket)
+            shmemi_spin(&s);
+        shmemi_spin_end(&s);
+        return;
+    }
+    /* Through a fabric every look is a round trip that PE 0 serves, the
+     * holder's included: look again later the further back in line. */
+    struct shmemi_spin s = {0};
     uint32_t serving;
     while ((serving = (uint32_t)(lock_amo(lock, SHMEMI_AMO_FETCH, 0, 0, __func__) &
                                  LOCK_SERVING)) != ticket) {
         shmemi_spin(&s);
-        /* Through a fabric every look is a round trip that PE 0 serves, the
-         * holder's included: look again later the further back in line. */
-        if (remote) {
-            uint32_t ahead = ticket - serving;
-            struct timespec ts = {0, 20000L * (ahead < 16 ? ahead : 16)};
-            nanosleep(&ts, NULL);
-        }
+        uint32_t ahead = ticket - serving;
+        struct timespec ts = {0, 20000L * (ahead < 16 ? ahead : 16)};
+        nanosleep(&ts, NULL);
     }
-    /* Acquire: pairs with the release in shmem_clear_lock of the previous
-     * holder, so its critical section happens before ours. */
+    shmemi_spin_end(&s);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
@@ -72,7 +81,8 @@ void shmem_clear_lock(long *lock) {
     /* Serve the next ticket: only the holder changes the lower half, while
      * newcomers may add tickets to the upper half concurrently, so a CAS
      * keeps the carry out of the lower half. The quiet and the AMO's own
-     * order release the critical section to the next holder. */
+     * order release the critical section to the next holder; the AMO wakes a
+     * waiter that sleeps on a mapped word. */
     uint64_t v = lock_amo(lock, SHMEMI_AMO_FETCH, 0, 0, __func__), seen;
     for (;;) {
         uint64_t nv = (v & ~LOCK_SERVING) | (uint64_t)(uint32_t)((uint32_t)v + 1u);

@@ -36,6 +36,8 @@ int shmemi_paths_init(void) {
         if (used)
             shmemi_paths[shmemi_npaths++] = rows[i];
     }
+    /* Every PE's host heap (the control block), the user's heap, and the data
+     * segment where it is a region (SHMEM_SHARE_STATIC_DATA). */
     for (int pe = 0; pe < shmemi.n_pes; pe++)
         for (int g = 0; g < SHMEMI_REGIONS; g++)
             if ((g == shmemi.user_region || g == SHMEMI_REGION_HEAP ||
@@ -69,10 +71,10 @@ void shmemi_paths_fence(struct shmemi_ctx *c, int pe, const char *fn) {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
-void shmemi_paths_check(int drain, const char *fn) {
+void shmemi_paths_check(int how, const char *fn) {
     for (int i = 0; i < shmemi_npaths; i++)
         if (shmemi_paths[i]->check)
-            shmemi_paths[i]->check(drain, fn);
+            shmemi_paths[i]->check(how, fn);
 }
 
 int shmemi_paths_progress(void) {
@@ -109,10 +111,12 @@ static void sym_route(struct shmemi_route *r, const void *sym, size_t n, int pe,
 void shmemi_sym_store(void *sym, uint64_t v, int pe, const char *fn) {
     struct shmemi_route r;
     sym_route(&r, sym, sizeof(uint64_t), pe, fn);
-    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
         __atomic_store_n((uint64_t *)r.addr, v, __ATOMIC_RELEASE);
-    else
+        shmemi_wake_at(pe, r.addr, sizeof(uint64_t));
+    } else {
         r.path->signal(&shmemi_ctx_default, &r, v, SHMEM_SIGNAL_SET, 1, fn);
+    }
 }
 
 void shmemi_sym_get(void *dst, const void *sym, size_t n, int pe, const char *fn) {
@@ -121,7 +125,7 @@ void shmemi_sym_get(void *dst, const void *sym, size_t n, int pe, const char *fn
     struct shmemi_route r;
     sym_route(&r, sym, n, pe, fn);
     if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
-        memcpy(dst, r.addr, n);
+        sdma_copy_bytes(dst, r.addr, n);
     else
         r.path->get(&shmemi_ctx_default, dst, &r, n, 0, fn);
 }
@@ -131,10 +135,12 @@ void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn
         return;
     struct shmemi_route r;
     sym_route(&r, sym, n, pe, fn);
-    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
-        memcpy(r.addr, src, n);
-    else
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        sdma_copy_bytes(r.addr, src, n);
+        shmemi_wake_at(pe, r.addr, n);
+    } else {
         r.path->put(&shmemi_ctx_default, &r, src, n, 1, fn);
+    }
 }
 
 const void *shmemi_sym_src(const void *sym, size_t n, int pe, void *scratch, const char *fn) {
@@ -177,6 +183,7 @@ void shmemi_word_store32(int pe, uint32_t *mine, uint32_t v, const char *fn) {
     shmemi_route_word(&r, pe, mine);
     if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
         __atomic_store_n((uint32_t *)r.addr, v, __ATOMIC_RELEASE);
+        shmemi_wake_at(pe, r.addr, sizeof(uint32_t));
         return;
     }
     /* Release: this thread's stores, and the transfers complete so far (a

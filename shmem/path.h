@@ -89,12 +89,13 @@ struct shmemi_path_ops {
      * world PE or every PE (pe < 0). Optional. */
     void (*quiet)(struct shmemi_ctx *c, int pe, const char *fn);
     void (*fence)(struct shmemi_ctx *c, int pe, const char *fn);
-    /* Report a failure the row found asynchronously (ends the job); drain:
-     * first wait for everything the row still runs (finalize). Optional. */
-    void (*check)(int drain, const char *fn);
+    /* Report a failure the row found asynchronously (ends the job), after
+     * what `how` (enum shmemi_check) asks first: a host barrier's or sync's
+     * completion of this PE's own device work, or finalize's drain. Optional. */
+    void (*check)(int how, const char *fn);
     /* Move the row's own work along (a waiting thread calls it): 1 when the
      * row's transfers move only while threads of this PE run its progress
-     * (a waiter should then yield, not nap). Optional. */
+     * (a waiter should then yield, not sleep). Optional. */
     int (*progress)(void);
     /* Release what the row keeps for a context (shmem_ctx_destroy, after its
      * quiet). Optional. */
@@ -213,6 +214,25 @@ static inline int shmemi_route_try(struct shmemi_route *r, const void *addr, siz
     return 0;
 }
 
+/* The route of the library's own memory: [addr, addr + len) anywhere in this
+ * PE's host or device heap, the library's areas beyond the user heap included
+ * (triggered plans' words in the words area), to world PE pe (checked by the
+ * caller). For the library's protocols only: users' addresses go through the
+ * routes above. 0, or -1 when the range is in neither heap. */
+static inline int shmemi_route_internal(struct shmemi_route *r, const void *addr, size_t len,
+                                        int pe) {
+    uintptr_t o = (uintptr_t)addr - (uintptr_t)shmemi.heap_base;
+    int region = SHMEMI_REGION_HEAP;
+    if (o >= shmemi.heap_size || len > shmemi.heap_size - o) {
+        o = (uintptr_t)addr - (uintptr_t)shmemi.dev_base;
+        if (o >= shmemi.dev_size || len > shmemi.dev_size - o)
+            return -1;
+        region = SHMEMI_REGION_DEVICE;
+    }
+    shmemi_route_slot(r, pe, region, o);
+    return 0;
+}
+
 /* The peer's copy as a host pointer, for the routines that load and store
  * through the mapping themselves (collectives, locks, active-set syncs): an
  * address whose row lacks SHMEMI_PATH_HOST_MAPPED ends the job with the row's
@@ -225,10 +245,10 @@ static inline void *shmemi_remote(const void *addr, size_t len, int pe, const ch
     return r.addr;
 }
 
-/* Complete, order or check every row (pe < 0: every PE). */
+/* Complete, order or check (how: enum shmemi_check) every row (pe < 0: every PE). */
 void shmemi_paths_quiet(struct shmemi_ctx *c, int pe, const char *fn);
 void shmemi_paths_fence(struct shmemi_ctx *c, int pe, const char *fn);
-void shmemi_paths_check(int drain, const char *fn);
+void shmemi_paths_check(int how, const char *fn);
 /* Every row's progress (1 when one needs its waiters to keep running it),
  * context release and finalize (see struct shmemi_path_ops). */
 int shmemi_paths_progress(void);
@@ -255,10 +275,12 @@ static inline void shmemi_route_word(struct shmemi_route *r, int pe, const void 
 static inline void shmemi_word_store(int pe, uint64_t *mine, uint64_t v, const char *fn) {
     struct shmemi_route r;
     shmemi_route_word(&r, pe, mine);
-    if (SHMEMI_LIKELY(r.path->caps & SHMEMI_PATH_HOST_MAPPED))
+    if (SHMEMI_LIKELY(r.path->caps & SHMEMI_PATH_HOST_MAPPED)) {
         __atomic_store_n((uint64_t *)r.addr, v, __ATOMIC_RELEASE);
-    else
+        shmemi_wake_at(pe, r.addr, sizeof(uint64_t)); /* a thread of pe may sleep on it */
+    } else {
         r.path->signal(&shmemi_ctx_default, &r, v, SHMEM_SIGNAL_SET, 1, fn);
+    }
 }
 
 /* n bytes of pe's copy of `mine` (this PE's host heap) into dst. */

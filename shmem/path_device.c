@@ -89,7 +89,8 @@ static void device_quiet(struct shmemi_ctx *c, int pe, const char *fn) {
     shmemi.dev->quiet(fn);
 }
 
-static void device_check(int drain, const char *fn) { shmemi.dev->check(drain, fn); }
+/* A host barrier or sync completes this PE's GPU work first (SHMEM_BARRIER_GPU_SYNC). */
+static void device_check(int how, const char *fn) { shmemi.dev->check(how, fn); }
 
 const struct shmemi_path_ops shmemi_path_device = {
     .name = "device",

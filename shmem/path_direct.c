@@ -25,6 +25,7 @@ static void direct_iput(struct shmemi_ctx *c, const struct shmemi_route *r, size
     (void)c;
     /* Element by element (a local buffer on the device heap: one 2D runtime copy). */
     shmemi_local_copy_2d(r->addr, rstride, src, lstride, esize, nelems, fn);
+    shmemi_wake_at(r->pe, r->addr, (nelems - 1) * rstride + esize);
 }
 
 static void direct_iget(struct shmemi_ctx *c, void *dst, size_t lstride,
@@ -47,6 +48,7 @@ static void direct_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, 
         __atomic_store_n(w, signal, __ATOMIC_RELEASE);
     else
         __atomic_fetch_add(w, signal, __ATOMIC_RELEASE);
+    shmemi_wake_at(sig->pe, w, sizeof(*w));
 }
 
 static void direct_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
@@ -55,6 +57,7 @@ static void direct_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r
     /* Large non-blocking ones: the copy and the signal on one engine queue,
      * which completes the copy before it runs the signal's atomic. */
     if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && !shmemi_on_device(src) &&
+        shmemi_engine_offload() &&
         shmemi_engine_copy_signal(c, r->addr, src, n, sig, signal, sig_op, fn))
         return;
     shmemi_direct_put(c, r, src, n, 0, fn);

@@ -8,20 +8,24 @@
 
 #include "shmem/shmemi.h"
 
+#include "sdma/copy.h"
 #include "shmem/engine.h"
 
 /* A local buffer on this PE's device heap (GPU builds) is copied by the GPU
  * runtime, blocking; non-blocking copies of at least SHMEM_NBI_THRESHOLD
- * bytes go to the copy engine and complete at quiet. */
+ * bytes go to the copy engine and complete at quiet, where the engine has a
+ * CPU of its own (SHMEM_NBI_ENGINE). */
 static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_route *r,
                                      const void *src, size_t n, int nbi, const char *fn) {
     if (SHMEMI_UNLIKELY(shmemi_on_device(src))) {
         shmemi_local_copy(r->addr, src, n, fn);
         return;
     }
-    if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, r->addr, src, n, r->pe, fn))
+    if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_offload() &&
+        shmemi_engine_copy(c, r->addr, src, n, r->pe, fn))
         return;
-    memcpy(r->addr, src, n);
+    sdma_copy_bytes(r->addr, src, n);
+    shmemi_wake_at(r->pe, r->addr, n); /* a thread of r->pe may sleep until it lands */
 }
 
 static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
@@ -31,9 +35,10 @@ static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
         shmemi_local_copy(dst, r->addr, n, fn);
         return;
     }
-    if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_copy(c, dst, r->addr, n, r->pe, fn))
+    if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_offload() &&
+        shmemi_engine_copy(c, dst, r->addr, n, r->pe, fn))
         return;
-    memcpy(dst, r->addr, n);
+    sdma_copy_bytes(dst, r->addr, n);
 }
 
 #define SHMEMI_SC __ATOMIC_SEQ_CST
@@ -72,6 +77,8 @@ static inline void shmemi_direct_amo(struct shmemi_ctx *c, const struct shmemi_r
         o = shmemi_direct_amo_uint32_t((uint32_t *)r->addr, op, (uint32_t)value, (uint32_t)cond);
     else
         o = shmemi_direct_amo_uint64_t((uint64_t *)r->addr, op, value, cond);
+    if (op != SHMEMI_AMO_FETCH)
+        shmemi_wake_at(r->pe, r->addr, size);
     if (old)
         *old = o;
 }

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 /* The copy engine's own context (its window, at the end of this file). */
-static struct shmemi_ctx engine_ctx = {0, &shmemi_team_world, NULL, NULL};
+static struct shmemi_ctx engine_ctx = {.team = &shmemi_team_world};
 
 /* ----------------------------------------------------------- posting */
 
@@ -353,8 +353,8 @@ static void fabric_quiet(struct shmemi_ctx *c, int pe, const char *fn) {
         shmemi_fab_quiet(e, fn);
 }
 
-static void fabric_check(int drain, const char *fn) {
-    (void)drain;
+static void fabric_check(int how, const char *fn) {
+    (void)how;
     if (shmemi_fab.open) {
         shmemi_fab_progress(&shmemi_fab.main);
         shmemi_fab_check(&shmemi_fab.main, fn);
@@ -389,6 +389,10 @@ static int fabric_setup(void) {
         return 0;
     if (shmemi_fab_open())
         return -1;
+    /* Peers' transfers into this PE's memory now land without waking its
+     * sleeping waits (the provider writes them): waits re-read their words
+     * every 20 to 100 us once asleep (shmem/wait.c). */
+    __atomic_store_n(&shmemi.raw_stores, 1, __ATOMIC_RELAXED);
     for (int pe = 0; pe < shmemi.n_pes; pe++) {
         struct shmemi_peer *p = &shmemi.peers[pe];
         if (pe == shmemi.my_pe || p->heap)

@@ -54,6 +54,13 @@ static struct sdma_queue *open_queue(int kind, int pe, size_t ring, const char *
             sdma_queue_attr_init(&a);
             a.ring_bytes = ring;
             a.label = label;
+            a.stored = shmemi_engine_stored;
+            a.stored_arg = (void *)(intptr_t)pe;
+#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
+            /* Kernels open plan gates: nothing wakes the engine for them. */
+            if (kind == Q_POLL)
+                a.flags |= SDMA_QUEUE_GPU_WRITES;
+#endif
         }
         int rc = sdma_queue_open_attr(shmemi_engine(), &a, &q);
         if (rc)

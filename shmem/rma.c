@@ -1,4 +1,5 @@
-/* RMA: put, get, p, g, iput, iget, their _nbi forms and put-with-signal.
+/* RMA: put, get, p, g, iput, iget, ibput, ibget, their _nbi forms,
+ * put-with-signal and the signal updates alone.
  *
  * Each core entry checks its arguments, resolves the route once (context ->
  * team -> world PE -> the row of the path table that reaches the address,
@@ -34,46 +35,55 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
     shmemi_path_get(ctx, dest, &r, bytes, nbi, fn);
 }
 
-/* The byte length of a strided access of nelems (> 0) elements `stride`
- * elements apart, for the bounds check done once per call; its pitch in
- * bytes in *pitch. */
-static size_t strided_extent(ptrdiff_t stride, size_t nelems, size_t esize, size_t *pitch,
-                             const char *what, const char *fn) {
-    if (stride <= 0)
-        shmemi_fatal("%s: %s stride %td must be positive", fn, what, stride);
+/* The byte length of a strided access of nblocks (> 0) blocks of `block`
+ * bytes, `stride` elements of esize bytes apart, for the bounds check done
+ * once per call; the pitch in bytes in *pitch. A stride smaller than the
+ * block would overlap blocks: `min` is the block in elements. */
+static size_t strided_extent(ptrdiff_t stride, size_t min, size_t nblocks, size_t esize,
+                             size_t block, size_t *pitch, const char *what, const char *fn) {
+    if (stride <= 0 || (size_t)stride < min)
+        shmemi_fatal("%s: %s stride %td must be at least %zu", fn, what, stride, min ? min : 1);
     size_t span;
-    if (__builtin_mul_overflow((size_t)stride, nelems - 1, &span) ||
-        __builtin_mul_overflow(span, esize, &span) || __builtin_add_overflow(span, esize, &span) ||
+    if (__builtin_mul_overflow((size_t)stride, nblocks - 1, &span) ||
+        __builtin_mul_overflow(span, esize, &span) || __builtin_add_overflow(span, block, &span) ||
         __builtin_mul_overflow((size_t)stride, esize, pitch))
-        shmemi_fatal("%s: %zu elements with stride %td overflow the address space", fn, nelems,
+        shmemi_fatal("%s: %zu blocks with stride %td overflow the address space", fn, nblocks,
                      stride);
     return span;
 }
 
+/* Strided RMA: nblocks blocks of bsize elements of esize bytes, dst and sst
+ * elements apart on the target and the source side. iput and iget are the
+ * blocks of one element; ibput and ibget (1.6) the blocks of bsize. A call
+ * without elements does nothing (its buffers may be NULL). */
+static void strided(shmem_ctx_t ctx, int put, void *dest, const void *src, ptrdiff_t dst,
+                    ptrdiff_t sst, size_t bsize, size_t nblocks, size_t esize, int pe,
+                    const char *fn) {
+    shmemi_check_init(fn);
+    if (!nblocks || !bsize)
+        return;
+    size_t block = shmemi_bytes(bsize, esize, fn), min = bsize > 1 ? bsize : 0;
+    size_t dpitch, spitch;
+    size_t dlen = strided_extent(dst, min, nblocks, esize, block, &dpitch, "target", fn);
+    size_t slen = strided_extent(sst, min, nblocks, esize, block, &spitch, "source", fn);
+    struct shmemi_route r;
+    if (put) {
+        shmemi_route(&r, ctx, dest, dlen, pe, fn);
+        r.path->iput(ctx, &r, dpitch, src, spitch, block, nblocks, fn);
+    } else {
+        shmemi_route(&r, ctx, src, slen, pe, fn);
+        r.path->iget(ctx, dest, dpitch, &r, spitch, block, nblocks, fn);
+    }
+}
+
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t esize, int pe, const char *fn) {
-    shmemi_check_init(fn);
-    if (!nelems)
-        return;
-    size_t dpitch, spitch;
-    size_t len = strided_extent(dst, nelems, esize, &dpitch, "target", fn);
-    strided_extent(sst, nelems, esize, &spitch, "source", fn);
-    struct shmemi_route r;
-    shmemi_route(&r, ctx, dest, len, pe, fn);
-    r.path->iput(ctx, &r, dpitch, src, spitch, esize, nelems, fn);
+    strided(ctx, 1, dest, src, dst, sst, 1, nelems, esize, pe, fn);
 }
 
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t esize, int pe, const char *fn) {
-    shmemi_check_init(fn);
-    if (!nelems)
-        return;
-    size_t dpitch, spitch;
-    size_t len = strided_extent(sst, nelems, esize, &spitch, "source", fn);
-    strided_extent(dst, nelems, esize, &dpitch, "target", fn);
-    struct shmemi_route r;
-    shmemi_route(&r, ctx, src, len, pe, fn);
-    r.path->iget(ctx, dest, dpitch, &r, spitch, esize, nelems, fn);
+    strided(ctx, 0, dest, src, dst, sst, 1, nelems, esize, pe, fn);
 }
 
 /* The data, then the signal. On one row, the row keeps that order (one
@@ -103,6 +113,15 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
     rs.path->signal(ctx, &rs, signal, sig_op, nbi, fn);
 }
 
+/* The signal update alone (1.6 signal_add and signal_set): ordered after the
+ * caller's transfers to that PE as put-with-signal orders it after its data. */
+void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                   const char *fn) {
+    struct shmemi_route rs;
+    shmemi_route(&rs, ctx, sig_addr, sizeof(*sig_addr), pe, fn);
+    rs.path->signal(ctx, &rs, signal, sig_op, 0, fn);
+}
+
 /* ------------------------------------------------------------ public names */
 /* The bodies of this file's rows of the op table (include/shmem_ops.h): ESZ
  * is the element size, NBI 1 for the non-blocking forms. */
@@ -117,6 +136,11 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
     return v_;
 #define SHMEMI_B_IPUT(ESZ) shmemi_iput(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
 #define SHMEMI_B_IGET(ESZ) shmemi_iget(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
+#define SHMEMI_B_IBPUT(ESZ)                                                                       \
+    strided(ctx, 1, dest, source, dst, sst, bsize, nblocks, ESZ, pe, __func__);
+#define SHMEMI_B_IBGET(ESZ)                                                                       \
+    strided(ctx, 0, dest, source, dst, sst, bsize, nblocks, ESZ, pe, __func__);
+#define SHMEMI_B_SIGNAL(OP) shmemi_signal(ctx, sig_addr, signal, OP, pe, __func__);
 #define SHMEMI_B_PUT_SIGNAL(ESZ, NBI)                                                             \
     shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), sig_addr, signal,   \
                       sig_op, pe, NBI, __func__);

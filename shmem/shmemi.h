@@ -89,14 +89,56 @@ struct shmemi_live {
     uint32_t wait_sole;
     char wait_what[36]; /* the routine, NUL-terminated */
 };
+/* Blocking waits (shmem/wait.c): the threads of this PE (and its copy
+ * engine's thread) that sleep until something stores into this PE's memory
+ * sleep on `seq`, a futex word in shared memory, and count themselves in by
+ * what they wait for: a range of one region (a watch[] slot they claim, and
+ * `watched`) or any store (`any`). A writer that sees either count non-zero
+ * (one 64-bit load), and a watch its store overlaps or `any` non-zero, bumps
+ * `seq` and wakes them: a put into a PE that sleeps in a barrier costs no
+ * system call. */
+#define SHMEMI_WATCHES 6
+struct shmemi_watch {
+    uint32_t used;   /* claimed by a sleeper */
+    uint32_t region; /* enum shmemi_region */
+    uint64_t lo, hi; /* offsets [lo, hi) in the region */
+};
+struct shmemi_wake {
+    _Alignas(SHMEMI_CACHELINE) uint32_t seq;
+    uint32_t raw; /* some PE may store here through shmem_ptr: such stores wake no one */
+    union {
+        uint64_t sleepers; /* both counts, for writers' one load */
+        struct {
+            uint32_t watched; /* sleepers with a watch slot */
+            uint32_t any;     /* sleepers that want every store */
+        };
+    };
+    struct shmemi_watch watch[SHMEMI_WATCHES];
+};
+/* Small collectives without barriers (shmem/coll.c): PE p's message to this
+ * PE in one exchange lands in ll[area][seq & 1][p], written only by p: its
+ * bytes, then seq (release), which counts p's messages to this PE in that
+ * area. Two slots per sender suffice: every exchange sends to and waits for
+ * every member, so a sender's message k + 2 follows our message k + 1, which
+ * we send only after reading its message k. Jobs of up to SHMEMI_LL_PES. */
+#define SHMEMI_LL_PES 128
+#define SHMEMI_LL_BYTES 112
+#define SHMEMI_LL_AREAS 2 /* the WORLD team; active sets over every PE */
+struct shmemi_ll_slot {
+    _Alignas(SHMEMI_CACHELINE) uint64_t seq;
+    uint64_t pad; /* the bytes start 16-byte aligned */
+    unsigned char data[SHMEMI_LL_BYTES];
+};
 struct shmemi_ctl {
     /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
      * which stores the barrier epoch here (one writer per word). */
     struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
     struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
     struct shmemi_live live;
+    struct shmemi_wake wake;
+    struct shmemi_ll_slot ll[SHMEMI_LL_AREAS][2][SHMEMI_LL_PES];
 };
-#define SHMEMI_CTL_SIZE ((size_t)64 * 1024)
+#define SHMEMI_CTL_SIZE ((size_t)128 * 1024)
 /* With a device heap, the host heap starts with this many bytes of symmetric
  * words the host, kernels and copy engines all reach (triggered plans' gates,
  * counters and views): shmemi_words_malloc. */
@@ -157,6 +199,14 @@ enum shmemi_amo_op {
     SHMEMI_AMO_XOR,
 };
 
+/* What a check of the path table's rows is for (shmemi_paths_check). */
+enum shmemi_check {
+    SHMEMI_CHECK_FAULTS = 0, /* report failures a row found asynchronously (ends the job) */
+    SHMEMI_CHECK_SYNC = 1,   /* a host barrier or sync: first complete the work this PE
+                                queued on its devices (GPU builds: SHMEM_BARRIER_GPU_SYNC) */
+    SHMEMI_CHECK_DRAIN = 2,  /* finalize: first wait for everything the rows still run */
+};
+
 /* What the host can do with device-heap memory (GPU runtime copies on a
  * library stream, atomics through a one-thread kernel): provided by
  * shmem/gpu.c in GPU builds, wrapped by the device row of the path table
@@ -182,9 +232,11 @@ struct shmemi_dev_ops {
                 uint64_t *old, int nbi, const char *fn);
     /* Complete every nbi operation of the path. */
     void (*quiet)(const char *fn);
-    /* Report (ending the job) a wait of the stream-ordered API that ran past
-     * its timeout; drain: first wait for every stream of this PE's GPU. */
-    void (*check)(int drain, const char *fn);
+    /* A check of the device row (enum shmemi_check): SYNC waits first for
+     * the work this PE queued on its GPU (SHMEM_BARRIER_GPU_SYNC); DRAIN
+     * (finalize) for the stream-ordered API's waits; then a wait of that API
+     * which ran past its timeout ends the job. */
+    void (*check)(int how, const char *fn);
     void (*fini)(void);
 };
 
@@ -192,6 +244,11 @@ struct shmemi_ctx_pending;
 struct shmemi_ctx {
     long options;
     shmem_team_t team; /* PE numbers of calls on the context are relative to it */
+    /* Its session (1.6): the SHMEM_CTX_SESSION_* options of the session under way
+     * (0: none) and its total_ops hint. Set and read by the threads that use the
+     * context, which a session does not make shareable. */
+    long session;
+    size_t session_ops;
     /* Copy-engine work queued for the context, per peer (shmem/engine.c);
      * allocated on first use. */
     struct shmemi_ctx_pending *pending;
@@ -214,6 +271,7 @@ struct shmemi_state {
     int finalized;
     int my_pe, n_pes;
     int thread_level;
+    int thread_asked; /* the level the program asked for (shmem_init: SINGLE) */
     struct boot *boot;
 
     char *heap_base; /* my host heap: [user heap, device control area] (host heap
@@ -238,6 +296,9 @@ struct shmemi_state {
     int words_gpu; /* the host heaps are registered: kernels use their host addresses */
 
     uint64_t barrier_epoch;
+    int wake_fence; /* writers fence before shmemi_wake's load (no membarrier here) */
+    int raw_stores; /* shmem_ptr handed out a pointer: words may change without a wake */
+                    /* (the PE it points into learns it through its wake block's raw) */
     struct shmemi_config cfg;
 };
 
@@ -304,6 +365,9 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes,
                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                        const char *fn);
+/* The signal update alone (signal_add, signal_set) on a 64-bit word of pe. */
+void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                   const char *fn);
 /* The one core entry of every AMO: run `op` on the `size`-byte (4 or 8) word
  * `dest` of `pe`, reached through ctx. value and cond point at size-byte
  * values (cond only for CSWAP, may be NULL otherwise); fetch (NULL for the
@@ -327,16 +391,44 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn);
 /* Active-set barrier on the pSync words (no quiet). */
 void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, const char *fn);
 
-/* Waiting: spin briefly, then yield, so that oversubscribed PEs progress.
- * The slow path also watches the job (shmem/liveness.c): a wait that can
- * never end (a peer left the program while this PE waits) ends the job. */
+/* Waiting (shmem/wait.c). A wait spins while its core is its own (up to
+ * SHMEM_WAIT_SPIN_US), then sleeps on the wake word of the PE whose memory
+ * holds the awaited words until a writer wakes it, or until a timeout that
+ * grows to SHMEM_WAIT_SLEEP_MAX_US, so that shmemi_spin_slow runs at least
+ * that often. Once the thread has lost its core to another (involuntary
+ * switches), waits sleep after SHMEM_WAIT_SPIN_BUSY_US. The loop:
+ *     struct shmemi_spin s = {0};     (SHMEMI_SPIN_ON(pe): another PE's words)
+ *     while (!cond) shmemi_spin(&s);
+ *     shmemi_spin_end(&s);
+ * Every writer of such a word calls shmemi_wake(pe) after its store. */
 struct shmemi_spin {
-    unsigned n;
+    unsigned n;        /* turns */
+    int owner;         /* 1 + the world PE whose memory holds the words; 0: this PE */
+    const void *watch; /* the words, as mapped here (NULL: any store wakes us) */
+    size_t watch_len;
+    int armed;         /* counted as a sleeper: the caller re-checks, the next turn sleeps */
+    int slot;          /* the watch slot claimed when armed; -1: counted in `any` */
+    int blocking;      /* the spin phase is over */
+    uint32_t seq;      /* the wake word when armed */
+    uint32_t sleep_us; /* the next sleep's timeout */
+    uint32_t budget_us; /* the spin phase that ended in the sleep */
+    long switches;     /* involuntary context switches when the slow phase began */
+    uint64_t since_ns; /* when the slow phase began */
+    /* The job's liveness (shmem/liveness.c): a wait that can never end (a
+     * peer left the program while this PE waits) ends the job. */
     uint64_t world_epoch; /* set by a barrier of all PEs: the epoch it waits for */
-    uint64_t seq;         /* this wait's number once published (liveness) */
-    int64_t next_ms;      /* when the slow path next checks the peers (liveness) */
+    uint64_t live_seq;    /* this wait's number once published */
+    int64_t next_ms;      /* when the slow path next checks the peers */
 };
+#define SHMEMI_SPIN_ON(pe) ((struct shmemi_spin){.owner = (pe) + 1})
+/* The words a wait watches ([addr, addr + len) of its owner's memory, as
+ * mapped here): only stores into them wake it. */
+static inline void shmemi_spin_watch(struct shmemi_spin *s, const void *addr, size_t len) {
+    s->watch = addr;
+    s->watch_len = len;
+}
 void shmemi_spin_slow(struct shmemi_spin *s);
+void shmemi_spin_disarm(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
     if (SHMEMI_LIKELY(++s->n < 128)) {
         sdma_cpu_relax();
@@ -344,6 +436,34 @@ static inline void shmemi_spin(struct shmemi_spin *s) {
     }
     shmemi_spin_slow(s);
 }
+static inline void shmemi_spin_end(struct shmemi_spin *s) {
+    if (SHMEMI_UNLIKELY(s->armed))
+        shmemi_spin_disarm(s);
+}
+
+/* After a store into [addr, addr + len) of PE pe's memory as mapped here
+ * (addr NULL: somewhere), which a thread of pe may wait on: one load, and a
+ * system call only when someone sleeps there for those words. The waiter's
+ * side of the store-then-load ordering is an asymmetric fence (membarrier),
+ * or, where the kernel has none, the fence here. */
+void shmemi_wake_slow(int pe, const void *addr, size_t len);
+static inline void shmemi_wake_at(int pe, const void *addr, size_t len) {
+    if (SHMEMI_UNLIKELY(!shmemi.peers[pe].heap))
+        return; /* another node's PE: it polls what the fabric writes (raw_stores) */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
+    if (SHMEMI_UNLIKELY(shmemi.wake_fence))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (SHMEMI_UNLIKELY(__atomic_load_n(&shmemi_ctl_of(pe)->wake.sleepers, __ATOMIC_RELAXED)))
+        shmemi_wake_slow(pe, addr, len);
+}
+static inline void shmemi_wake(int pe) { shmemi_wake_at(pe, NULL, 0); }
+/* shmem_init: the waits' settings and the asymmetric fence (before any wait). */
+int shmemi_wait_init(void);
+/* SHMEM_DEBUG: how the waits' sleeps ended (finalize). */
+void shmemi_wait_report(void);
+/* A sleeper's side of the store-then-load ordering against writers that do
+ * not fence (after counting itself in, before it looks again). */
+void shmemi_wake_fence(void);
 
 /* Heap and static data. */
 int shmemi_heap_init(void);

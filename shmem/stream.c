@@ -1,5 +1,5 @@
 /* The stream-ordered host API (include/shmemx.h) in CPU builds: no GPU
- * runtime is linked, so every call refuses (shmem/gpu.c has the GPU
+ * runtime is linked, so every call refuses (shmem/gpu_stream.c has the GPU
  * builds' implementation). */
 #include "shmem/shmemi.h"
 

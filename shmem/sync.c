@@ -62,8 +62,10 @@ void shmemi_sync_all(void) {
          * to whoever acquires this word (PE me + 2^k's copy of it). */
         shmemi_word_store((me + dist) % n, &mine->barrier[k].v, epoch, "shmem_barrier_all");
         struct shmemi_spin s = {.world_epoch = epoch};
+        shmemi_spin_watch(&s, &mine->barrier[k].v, sizeof(uint64_t));
         while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
     }
 }
 
@@ -72,14 +74,19 @@ void shmemi_barrier_all(void) {
     shmemi_sync_all();
 }
 
+/* The host barriers and syncs first complete the work this PE queued on its
+ * devices (SHMEMI_CHECK_SYNC: in GPU builds with a device heap, everything on
+ * the PE's GPU, unless SHMEM_BARRIER_GPU_SYNC=0), so that what it wrote there
+ * is visible to the peers that pass the barrier with it. */
 void shmem_barrier_all(void) {
     shmemi_check_init(__func__);
-    shmemi_paths_check(0, __func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_barrier_all();
 }
 
 void shmem_sync_all(void) {
     shmemi_check_init(__func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_sync_all();
 }
 
@@ -110,9 +117,11 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
     long *count = shmemi_remote(&psync[0], 2 * sizeof(long), shmemi.my_pe, fn);
     long *release = &psync[1];
     struct shmemi_spin s = {0};
+    shmemi_spin_watch(&s, shmemi.my_pe == start ? (void *)count : (void *)release, sizeof(long));
     if (shmemi.my_pe == start) {
         while (__atomic_load_n(count, __ATOMIC_ACQUIRE) != size - 1)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
         __atomic_store_n(count, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
         for (int i = 1; i < size; i++)
             shmemi_sym_store(release, 1, start + (int)(i * stride), fn);
@@ -120,17 +129,21 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
         shmemi_sym_amo(&psync[0], start, SHMEMI_AMO_ADD, 1, 0, fn);
         while (__atomic_load_n(release, __ATOMIC_ACQUIRE) != 1)
             shmemi_spin(&s);
+        shmemi_spin_end(&s);
         __atomic_store_n(release, SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
     }
 }
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     shmemi_check_init(__func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_quiet(shmemi_ctx_default_handle, __func__);
     shmemi_sync_active_set(PE_start, logPE_stride, PE_size, pSync, __func__);
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
+    shmemi_check_init(__func__);
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
     shmemi_sync_active_set(PE_start, logPE_stride, PE_size, pSync, __func__);
 }
 
@@ -168,6 +181,42 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
     r.path->load(&r, out, esize, fn);
 }
 
+/* The _any routines must not starve an index: a caller that tests until
+ * every index has been returned once (the specification's own example does)
+ * must see each of them, although index 0 may satisfy the comparison every
+ * time. So each scan starts just after the index the last call on the same
+ * array returned, and wraps around. The cursor is kept per thread, for the
+ * last few arrays a thread waited on (evicted in turn): no lock, and threads
+ * that test the same array do not disturb each other's order. */
+struct any_cursor {
+    const void *ivars;
+    size_t next; /* where the next scan of ivars starts */
+};
+#define ANY_CURSORS 8
+static _Thread_local struct any_cursor any_cursors[ANY_CURSORS];
+static _Thread_local unsigned any_evict;
+
+static struct any_cursor *any_cursor(const void *ivars, size_t n) {
+    for (int k = 0; k < ANY_CURSORS; k++) {
+        struct any_cursor *c = &any_cursors[k];
+        if (c->ivars == ivars) {
+            if (c->next >= n) /* the same array, called with fewer elements */
+                c->next = 0;
+            return c;
+        }
+    }
+    struct any_cursor *c = &any_cursors[any_evict++ % ANY_CURSORS];
+    *c = (struct any_cursor){ivars, 0};
+    return c;
+}
+
+/* Note the index an _any routine returns (SIZE_MAX: none) and return it. */
+static size_t any_returned(struct any_cursor *c, size_t i) {
+    if (i != SIZE_MAX)
+        c->next = i + 1;
+    return i;
+}
+
 #define SHMEMI_P2P_CORE(T, N)                                                                  \
     static inline T load_##N(const T *p, const char *fn) {                                    \
         T x;                                                                                  \
@@ -192,8 +241,10 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
     static void wait_until_##N(T *ivar, int cmp, T v, const char *fn) {                       \
         check_##N(ivar, 1, fn);                                                               \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, ivar, sizeof(T));                                               \
         while (!cmp_##N(ivar, cmp, v, fn))                                                    \
             shmemi_spin(&s);                                                                  \
+        shmemi_spin_end(&s);                                                                  \
     }                                                                                         \
     /* The array forms: `vals` is NULL for one value, else one per element. */                \
     static int all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals, const char *fn) { \
@@ -202,10 +253,11 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                 return 0;                                                                     \
         return 1;                                                                             \
     }                                                                                         \
-    static size_t any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals, int *live, \
-                          const char *fn) {                                                   \
+    /* The scan starts at index `from` and wraps around (see any_cursor). */                  \
+    static size_t any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,        \
+                          size_t from, int *live, const char *fn) {                           \
         *live = 0;                                                                            \
-        for (size_t i = 0; i < n; i++) {                                                      \
+        for (size_t k = 0, i = from; k < n; k++, i = i + 1 < n ? i + 1 : 0) {                 \
             if (st && st[i])                                                                  \
                 continue;                                                                     \
             *live = 1;                                                                        \
@@ -231,18 +283,31 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                              const char *fn) {                                                \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         while (!all_##N(iv, n, st, cmp, v, vals, fn))                                         \
             shmemi_spin(&s);                                                                  \
+        shmemi_spin_end(&s);                                                                  \
+    }                                                                                         \
+    static size_t test_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
+                               const char *fn) {                                              \
+        check_##N(iv, n, fn);                                                                 \
+        struct any_cursor *c = any_cursor(iv, n);                                             \
+        int live;                                                                             \
+        return any_returned(c, any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn));         \
     }                                                                                         \
     static size_t wait_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
                                const char *fn) {                                              \
         check_##N(iv, n, fn);                                                                 \
+        struct any_cursor *c = any_cursor(iv, n);                                             \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         int live;                                                                             \
         for (;;) {                                                                            \
-            size_t i = any_##N(iv, n, st, cmp, v, vals, &live, fn);                           \
-            if (i != SIZE_MAX || !live)                                                       \
-                return i;                                                                     \
+            size_t i = any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn);                  \
+            if (i != SIZE_MAX || !live) {                                                     \
+                shmemi_spin_end(&s);                                                          \
+                return any_returned(c, i);                                                    \
+            }                                                                                 \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }                                                                                         \
@@ -250,15 +315,18 @@ void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn)
                                 const T *vals, const char *fn) {                              \
         check_##N(iv, n, fn);                                                                 \
         struct shmemi_spin s = {0};                                                           \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
         int live;                                                                             \
         for (;;) {                                                                            \
             size_t k = some_##N(iv, n, idx, st, cmp, v, vals, &live, fn);                     \
-            if (k || !live)                                                                   \
+            if (k || !live) {                                                                 \
+                shmemi_spin_end(&s);                                                          \
                 return k;                                                                     \
+            }                                                                                 \
             shmemi_spin(&s);                                                                  \
         }                                                                                     \
     }
-SHMEMI_P2P_TYPES(SHMEMI_P2P_CORE)
+SHMEMI_P2P_ALL_TYPES(SHMEMI_P2P_CORE)
 
 /* The bodies of the point-to-point rows of the op table: V is the one
  * comparison value, VALS the vector of them (or NULL). */
@@ -276,9 +344,7 @@ SHMEMI_P2P_TYPES(SHMEMI_P2P_CORE)
     check_##N(ivars, nelems, __func__);                                                       \
     return all_##N(ivars, nelems, status, cmp, V, VALS, __func__);
 #define SHMEMI_B_TEST_ANY(N, V, VALS)                                                         \
-    int live;                                                                                 \
-    check_##N(ivars, nelems, __func__);                                                       \
-    return any_##N(ivars, nelems, status, cmp, V, VALS, &live, __func__);
+    return test_any_##N(ivars, nelems, status, cmp, V, VALS, __func__);
 #define SHMEMI_B_TEST_SOME(N, V, VALS)                                                        \
     int live;                                                                                 \
     check_##N(ivars, nelems, __func__);                                                       \

@@ -17,6 +17,7 @@
 
 #include "shmem/engine.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #define SHMEMI_FILE team
@@ -28,7 +29,7 @@ shmem_team_t const SHMEM_TEAM_WORLD = &shmemi_team_world;
  * node, all of WORLD on one node. */
 shmem_team_t const SHMEM_TEAM_SHARED = &shmemi_team_shared;
 
-struct shmemi_ctx shmemi_ctx_default = {0, &shmemi_team_world, NULL, NULL};
+struct shmemi_ctx shmemi_ctx_default = {.team = &shmemi_team_world};
 shmem_ctx_t const SHMEM_CTX_DEFAULT = &shmemi_ctx_default;
 
 /* The live teams of this PE by slot, and the mask of slots they hold. */
@@ -124,10 +125,14 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     return w < 0 ? -1 : from_world(d, w);
 }
 
+/* The team's configuration as it is now (1.6). A mask of 0 asks for nothing:
+ * config may then be NULL, and is not written. */
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
     const struct shmemi_team *t = shmemi_team_get(team, __func__);
-    if (!t || !config)
+    if (!t || (!config && config_mask))
         return -1;
+    if (!config_mask)
+        return 0;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = t->config.num_contexts;
     return 0;
@@ -158,9 +163,11 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
          * transitively, to every member once the last round is done. */
         shmemi_word_store(t->start + ((me + dist) % n) * t->stride, &mine->sync[k].v, epoch, fn);
         struct shmemi_spin sp = {0};
+        shmemi_spin_watch(&sp, &mine->sync[k].v, sizeof(uint64_t));
         /* Acquire: pairs with the release store of member me - 2^k. */
         while (__atomic_load_n(&mine->sync[k].v, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&sp);
+        shmemi_spin_end(&sp);
     }
 }
 
@@ -168,6 +175,7 @@ int shmem_team_sync(shmem_team_t team) {
     const struct shmemi_team *t = shmemi_team_get(team, __func__);
     if (!t)
         return -1;
+    shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__); /* as shmem_sync_all (sync.c) */
     shmemi_team_sync(t, __func__);
     return 0;
 }
@@ -390,6 +398,57 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     shmemi_paths_ctx_free(ctx);
     free(ctx);
 }
+
+/* ----------------------------------------------------------------- sessions */
+
+/* A session (1.6) is a hint on a context; completion and ordering never
+ * change. SHMEM_CTX_SESSION_BATCH: the context's non-blocking transfers that
+ * go to the copy engine are queued without ringing its doorbell, which is
+ * rung once per queue when the session stops (or earlier, by a quiet), so a
+ * batch of them costs one doorbell per peer instead of one per transfer (see
+ * shmem/engine.c). SHMEM_CTX_SESSION_SAME_AMO and the total_ops hint are
+ * accepted and kept: every AMO here is already one hardware atomic on the
+ * peer's mapping, with nothing to set up or coalesce. A start on a session
+ * under way adds its options and replaces the configuration it masks. */
+#define SESSION_ON LONG_MIN /* the session's own bit, beside the options */
+
+static void session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config,
+                          long config_mask, const char *fn) {
+    shmemi_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    struct shmemi_ctx *c = (struct shmemi_ctx *)ctx;
+    long was = __atomic_fetch_or(&c->session, options | SESSION_ON, __ATOMIC_RELAXED);
+    if (!was)
+        c->session_ops = SIZE_MAX; /* the default: no expected count */
+    if (config && (config_mask & SHMEM_CTX_SESSION_TOTAL_OPS))
+        c->session_ops = config->total_ops;
+    else if (!config && config_mask)
+        shmemi_debug("%s: configuration mask %#lx without a configuration: the defaults apply",
+                     fn, (unsigned long)config_mask);
+}
+
+static void session_stop(shmem_ctx_t ctx, const char *fn) {
+    shmemi_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    struct shmemi_ctx *c = (struct shmemi_ctx *)ctx;
+    if (!__atomic_exchange_n(&c->session, 0, __ATOMIC_RELAXED)) {
+        shmemi_debug("%s: no session under way on this context", fn);
+        return;
+    }
+    shmemi_engine_session_flush(c);
+}
+
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                             const shmem_ctx_session_config_t *config, long config_mask) {
+    session_start(ctx, options, config, config_mask, __func__);
+}
+void shmem_ctx_session_stop(shmem_ctx_t ctx) { session_stop(ctx, __func__); }
+void shmem_session_start(long options, shmem_ctx_t ctx) {
+    session_start(ctx, options, NULL, 0, __func__);
+}
+void shmem_session_stop(shmem_ctx_t ctx) { session_stop(ctx, __func__); }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
     shmemi_check_init(__func__);

@@ -8,7 +8,7 @@
  *                             @CXX@        the same names as C++ overloads
  *     <outdir>/pshmem.h       the profiling names (@PSHMEM@: one per routine)
  *     <outdir>/shmem_api.txt  every exported routine name and its version
- *                             (v15, dep, v16, ext), for the export test
+ *                             (v15, dep, v16, rem, ext), for the export test
  *
  * It is compiled with the C compiler of the build, so the type classes it
  * finds with _Generic (int32_t is int, size_t is unsigned long, ...) are the
@@ -104,10 +104,23 @@ static int cxx_overload_of_current(const struct row *r) {
     return 0;
 }
 
+/* A deprecated typed routine that a current generic name selects (short
+ * and unsigned short in shmem_wait_until and shmem_test): compilers warn about
+ * a deprecated function named in any association of a _Generic, selected or
+ * not, so it carries no attribute (every call of the generic would warn). */
+static int in_current_generic(const struct row *r) {
+    if (is(r->gen, "none"))
+        return 0;
+    for (int i = 0; i < nrows; i++)
+        if (is(rows[i].gen, r->gen) && !is(rows[i].ver, "dep") && !is(rows[i].ver, "rem"))
+            return 1;
+    return 0;
+}
+
 static void proto(FILE *f, const struct row *r, int ctx, int profiling) {
     if (!profiling && !is(r->dev, "host"))
         fputs("SHMEM_HD ", f);
-    if (!profiling && is(r->ver, "dep"))
+    if (!profiling && (is(r->ver, "dep") || is(r->ver, "rem")) && !in_current_generic(r))
         fputs(cxx_overload_of_current(r) ? "SHMEMI_DEPRECATED_C " : "SHMEMI_DEPRECATED ", f);
     ret_name(f, r->ret, prefix(r, ctx, profiling), r->name);
     if (ctx)
@@ -159,15 +172,37 @@ static int sel_index(const struct row *r) {
     return strncmp(param(r->params, 0, b, sizeof b), "shmem_team_t", 12) == 0;
 }
 
-/* The rows of generic g, one per type class, in list order. */
+/* A deprecated generic name and the one that replaced it (the op table's
+ * SHMEMI_GENERIC_REPLACED list): the deprecated C11 name takes every type of
+ * its replacement's table, the types without a deprecated typed routine
+ * going to the replacement's (shmem_cswap on unsigned int selects
+ * shmem_uint_atomic_compare_swap). */
+static const char *replaced[][2] = {
+#define SHMEMI_REPLACED(OLD, NEW) {#OLD, #NEW},
+    SHMEMI_GENERIC_REPLACED(SHMEMI_REPLACED)
+#undef SHMEMI_REPLACED
+};
+
+static const char *replacement(const char *g) {
+    for (size_t k = 0; k < sizeof replaced / sizeof replaced[0]; k++)
+        if (is(replaced[k][0], g))
+            return replaced[k][1];
+    return NULL;
+}
+
+/* The rows of generic g, one per type class, in list order; then, for a
+ * replaced name, its replacement's rows of the classes still missing. */
 static int gen_rows(const char *g, const struct row **out) {
     int n = 0, seen[32] = {0};
-    for (int i = 0; i < nrows; i++) {
-        const struct row *r = &rows[i];
-        if (!is(r->gen, g) || !r->cls || seen[r->cls])
-            continue;
-        seen[r->cls] = 1;
-        out[n++] = r;
+    const char *names[2] = {g, replacement(g)};
+    for (int pass = 0; pass < 2 && names[pass]; pass++) {
+        for (int i = 0; i < nrows; i++) {
+            const struct row *r = &rows[i];
+            if (!is(r->gen, names[pass]) || !r->cls || seen[r->cls])
+                continue;
+            seen[r->cls] = 1;
+            out[n++] = r;
+        }
     }
     return n;
 }
@@ -232,9 +267,10 @@ static int has_c_function(const char *gen, const struct row *r) {
     return 0;
 }
 
-static void overload(FILE *f, const struct row *r, int ctx) {
-    fputs(is(r->ver, "dep") ? "SHMEMI_DEPRECATED inline " : "inline ", f);
-    ret_name(f, r->ret, "shmem_", r->gen);
+/* The C++ overload of generic name gen (deprecated or not) on row r. */
+static void overload(FILE *f, const char *gen, int dep, const struct row *r, int ctx) {
+    fputs(dep ? "SHMEMI_DEPRECATED inline " : "inline ", f);
+    ret_name(f, r->ret, "shmem_", gen);
     if (ctx)
         ctx_params(f, r->params);
     else
@@ -243,14 +279,17 @@ static void overload(FILE *f, const struct row *r, int ctx) {
             ctx ? "ctx, " : "", r->args + 1);
 }
 
-/* The overloads of one generic name (no complex types: they are C only). */
+/* The overloads of one generic name (no complex types: they are C only);
+ * g[0] is a row of the name itself, later rows may be its replacement's. */
 static void overloads(FILE *f, const struct row **g, int n) {
+    const char *gen = g[0]->gen;
     for (int k = 0; k < n; k++) {
-        if (CLASS_COMPLEX(g[k]->cls) || has_c_function(g[k]->gen, g[k]))
+        if (CLASS_COMPLEX(g[k]->cls) || has_c_function(gen, g[k]))
             continue;
-        overload(f, g[k], 0);
-        if (is(g[k]->forms, "ctx"))
-            overload(f, g[k], 1);
+        int dep = is(g[k]->ver, "dep") || !is(g[k]->gen, gen);
+        overload(f, gen, dep, g[k], 0);
+        if (is(g[0]->forms, "ctx"))
+            overload(f, gen, dep, g[k], 1);
     }
 }
 

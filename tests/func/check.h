@@ -24,6 +24,22 @@
 #else
 #define FUNC_SPEC_15 0
 #endif
+/* The same for OpenSHMEM 1.6. */
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
+    (SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 6))
+#define FUNC_SPEC_16 1
+#else
+#define FUNC_SPEC_16 0
+#endif
+
+/* This PE, the job's size and the ring neighbours (right: me + 1). */
+static inline void func_ring(int *me, int *npes, int *right, int *left)
+{
+    *me = shmem_my_pe();
+    *npes = shmem_n_pes();
+    *right = (*me + 1) % *npes;
+    *left = (*me + *npes - 1) % *npes;
+}
 
 __attribute__((format(printf, 4, 5))) static inline void
 func_fail(const char *file, int line, const char *cond, const char *fmt, ...)

@@ -1,8 +1,9 @@
 /* The type-generic names, for every type of each routine's table, with no
- * context, with a created context and with SHMEM_CTX_DEFAULT: RMA,
- * put-with-signal, AMOs and their _nbi forms, the wait/test families, the
- * team collectives and reductions, shmem_sync by team and by active set, and
- * the deprecated generics. The same source is built as C11 (_Generic
+ * context, with a created context and with SHMEM_CTX_DEFAULT: RMA (with the
+ * 1.6 ibput and ibget), put-with-signal, signal_add and signal_set, AMOs and
+ * their _nbi forms, the wait/test families, the team collectives, reductions
+ * and scans, shmem_sync by team and by active set, and the deprecated
+ * generics on every type of their replacements' tables. The same source is built as C11 (_Generic
  * selections) and as C++ (generic.cpp: overloads). The types come from the
  * library's lists, so a type missing from a generic fails to build.
  *
@@ -69,6 +70,18 @@ static shmem_ctx_t ctx;
                               "shmem_iput " #N " form %d [%d]", f, i);                             \
         CALL(f, shmem_iget, loc, str, 1, 2, NE / 2, peer);                                         \
         EACH(i, NE / 2) CHECK(loc[i] == V(T, me * 10 + i), "shmem_iget " #N " form %d", f);        \
+        /* ibput: blocks of 2, 3 apart at the target, 2 apart at the source (1.6) */               \
+        shmem_barrier_all();                                                                       \
+        EACH(i, 2 * NE) str[i] = (T)0;                                                             \
+        shmem_barrier_all();                                                                       \
+        CALL(f, shmem_ibput, str, src, 3, 2, 2, NE / 2, peer);                                     \
+        shmem_barrier_all();                                                                       \
+        EACH(i, NE / 2) CHECK(str[3 * i] == V(T, left * 10 + 2 * i) &&                             \
+                                  str[3 * i + 1] == V(T, left * 10 + 2 * i + 1) &&                 \
+                                  str[3 * i + 2] == (T)0,                                          \
+                              "shmem_ibput " #N " form %d [%d]", f, i);                            \
+        CALL(f, shmem_ibget, loc, str, 2, 3, 2, NE / 2, peer);                                     \
+        EACH(i, NE) CHECK(loc[i] == V(T, me * 10 + i), "shmem_ibget " #N " form %d [%d]", f, i);   \
         shmem_barrier_all();                                                                       \
         EACH(i, NE) a[i] = (T)0;                                                                   \
         shmem_barrier_all();                                                                       \
@@ -177,7 +190,8 @@ SHMEMI_AMO_BIT_TYPES(TEST_AMO_BIT)
                   idx[1] == 3,                                                                     \
               "shmem_wait_until_some " #N);                                                        \
         shmem_wait_until_all_vector(iv, 4, st, SHMEM_CMP_EQ, cv);                                  \
-        CHECK(shmem_wait_until_any_vector(iv, 4, st, SHMEM_CMP_EQ, cv) == 1, "any_vector " #N);    \
+        /* 1, 2 and 3 all match: the scan starts after the last index returned */                 \
+        CHECK(shmem_wait_until_any_vector(iv, 4, st, SHMEM_CMP_EQ, cv) == 3, "any_vector " #N);    \
         CHECK(shmem_wait_until_some_vector(iv, 4, idx, st, SHMEM_CMP_EQ, cv) == 3,                 \
               "shmem_wait_until_some_vector " #N);                                                 \
         CHECK(shmem_test_all(iv, 4, st, SHMEM_CMP_GE, (T)1) == 1 &&                                \
@@ -196,7 +210,7 @@ SHMEMI_AMO_BIT_TYPES(TEST_AMO_BIT)
         shmem_barrier_all();                                                                       \
         shmem_free(iv);                                                                            \
     }
-SHMEMI_P2P_TYPES(TEST_P2P)
+SHMEMI_P2P_ALL_TYPES(TEST_P2P)
 
 /* ------------------------------------------------------------ collectives */
 #define TEST_COLL(T, N)                                                                            \
@@ -251,6 +265,7 @@ SHMEMI_RMA_TYPES(TEST_COLL)
         CHECK(REDUCE(T, prod, (me & 1) + 1) == (T)(1 << (npes / 2)), "shmem_prod_reduce " #N);     \
     }
 SHMEMI_REDUCE_BIT_TYPES(TEST_REDUCE_BIT)
+SHMEMI_REDUCE_BIT_EXT_TYPES(TEST_REDUCE_BIT)
 SHMEMI_REDUCE_MINMAX_TYPES(TEST_REDUCE_MINMAX)
 SHMEMI_REDUCE_MINMAX_TYPES(TEST_REDUCE_ARITH)
 #ifndef __cplusplus /* complex types are C only */
@@ -258,7 +273,49 @@ TEST_REDUCE_ARITH(double _Complex, complexd)
 TEST_REDUCE_ARITH(float _Complex, complexf)
 #endif
 
+/* Scans (1.6) of two elements over WORLD: member i gets the sums of
+ * 1..i+1 and of i+1 ones (inclusive), or of 1..i and of i ones (exclusive). */
+#define TEST_SCAN(T, N)                                                                            \
+    static void scan_##N(void) {                                                                   \
+        T *s = (T *)shmem_malloc(4 * sizeof(T));                                                   \
+        CHECK(s, #N ": allocation failed");                                                        \
+        s[0] = (T)(me + 1);                                                                        \
+        s[1] = (T)1;                                                                               \
+        CHECK(shmem_sum_inscan(SHMEM_TEAM_WORLD, &s[2], &s[0], 2) == 0, "inscan " #N);             \
+        CHECK(s[2] == (T)((me + 1) * (me + 2) / 2) && s[3] == (T)(me + 1),                         \
+              "shmem_sum_inscan " #N);                                                             \
+        CHECK(shmem_sum_exscan(SHMEM_TEAM_WORLD, &s[2], &s[0], 2) == 0, "exscan " #N);             \
+        CHECK(s[2] == (T)(me * (me + 1) / 2) && s[3] == (T)me, "shmem_sum_exscan " #N);            \
+        shmem_barrier_all();                                                                       \
+        shmem_free(s);                                                                             \
+    }
+SHMEMI_REDUCE_MINMAX_TYPES(TEST_SCAN)
+#ifndef __cplusplus /* complex types are C only */
+TEST_SCAN(double _Complex, complexd)
+TEST_SCAN(float _Complex, complexf)
+#endif
+
+/* signal_add and signal_set (1.6): by argument count, with a context or not. */
+static void signal_ops(int f) {
+    uint64_t *sg = (uint64_t *)shmem_calloc(1, sizeof(uint64_t));
+    CHECK(sg, "allocation failed");
+    shmem_barrier_all();
+    CALL(f, shmem_signal_add, sg, 2, peer);
+    CALL(f, shmem_signal_add, sg, 3, peer);
+    QUIET(f);
+    shmem_barrier_all();
+    CHECK(*sg == 5, "shmem_signal_add form %d: %llu", f, (unsigned long long)*sg);
+    shmem_barrier_all();
+    CALL(f, shmem_signal_set, sg, 9, peer);
+    QUIET(f);
+    shmem_barrier_all();
+    CHECK(*sg == 9, "shmem_signal_set form %d: %llu", f, (unsigned long long)*sg);
+    shmem_barrier_all();
+    shmem_free(sg);
+}
+
 /* ---------------------------------------------------- deprecated generics */
+/* Each takes every type of its replacement's table (1.4). */
 #define TEST_DEPR_STD(T, N)                                                                        \
     static void depr_std_##N(void) {                                                               \
         AMO_WORD(T, N, 1);                                                                         \
@@ -293,8 +350,8 @@ TEST_REDUCE_ARITH(float _Complex, complexf)
         shmem_barrier_all();                                                                       \
         shmem_free(iv);                                                                            \
     }
-SHMEMI_AMO_DEPR_STD_TYPES(TEST_DEPR_STD)
-SHMEMI_AMO_DEPR_EXT_TYPES(TEST_DEPR_EXT)
+SHMEMI_AMO_STD_TYPES(TEST_DEPR_STD)
+SHMEMI_AMO_EXT_TYPES(TEST_DEPR_EXT)
 SHMEMI_WAIT_DEPR_TYPES(TEST_DEPR_WAIT)
 
 static long psync[SHMEM_SYNC_SIZE];
@@ -331,17 +388,25 @@ int main(void) {
 #define RUN_depr_std(T, N) depr_std_##N();
 #define RUN_depr_ext(T, N) depr_ext_##N();
 #define RUN_depr_wait(T, N) depr_wait_##N();
-    RUN(p2p, SHMEMI_P2P_TYPES);
+    RUN(p2p, SHMEMI_P2P_ALL_TYPES);
     RUN(coll, SHMEMI_RMA_TYPES);
     RUN(reduce_bit, SHMEMI_REDUCE_BIT_TYPES);
+    RUN(reduce_bit, SHMEMI_REDUCE_BIT_EXT_TYPES);
+#define RUN_scan(T, N) scan_##N();
+    RUN(scan, SHMEMI_REDUCE_MINMAX_TYPES);
+#ifndef __cplusplus
+    scan_complexd();
+    scan_complexf();
+#endif
+    EACH(f, FORMS) signal_ops(f);
     RUN(reduce_minmax, SHMEMI_REDUCE_MINMAX_TYPES);
     RUN(reduce_arith, SHMEMI_REDUCE_MINMAX_TYPES);
 #ifndef __cplusplus
     reduce_arith_complexd();
     reduce_arith_complexf();
 #endif
-    RUN(depr_std, SHMEMI_AMO_DEPR_STD_TYPES);
-    RUN(depr_ext, SHMEMI_AMO_DEPR_EXT_TYPES);
+    RUN(depr_std, SHMEMI_AMO_STD_TYPES);
+    RUN(depr_ext, SHMEMI_AMO_EXT_TYPES);
     RUN(depr_wait, SHMEMI_WAIT_DEPR_TYPES);
 
     /* shmem_sync: by team, and by active set (deprecated), by argument count */

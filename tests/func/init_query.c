@@ -1,6 +1,7 @@
 /* Initialization and query routines: init_thread/query_thread, my_pe/n_pes,
  * info_get_version/name, pe_accessible, addr_accessible, shmem_ptr,
- * shmem_team_ptr, and query_initialized before and after. */
+ * shmem_team_ptr, and query_initialized before and after, with nested
+ * initialization calls (1.6). */
 #include "check.h"
 
 #include <stdint.h>
@@ -49,7 +50,7 @@ int main(void)
           "info_get_version %d.%d, header says %d.%d", major, minor, SHMEM_MAJOR_VERSION,
           SHMEM_MINOR_VERSION);
 #ifndef FUNC_ALLOW_OLDER_SPEC /* defined only when cross-checking with a 1.4 library */
-    CHECK(major == 1 && minor == 5, "library implements OpenSHMEM %d.%d, expected 1.5", major,
+    CHECK(major == 1 && minor == 6, "library implements OpenSHMEM %d.%d, expected 1.6", major,
           minor);
 #endif
     char name[SHMEM_MAX_NAME_LEN + 1];
@@ -158,6 +159,18 @@ int main(void)
     shmem_free(cell);
     shmem_free(seen);
     shmem_free(sum);
+#if FUNC_SPEC_16
+    /* 1.6: initialization may be called again; the library stays initialized
+     * until the shmem_finalize that matches the last call. */
+    shmem_init();
+    CHECK(shmem_init_thread(SHMEM_THREAD_SINGLE, &provided) == 0, "a third initialization");
+    shmem_finalize();
+    shmem_finalize();
+    shmem_query_initialized(&initialized);
+    CHECK(initialized != 0, "finalized by the 2nd of 3 shmem_finalize calls");
+    CHECK(shmem_my_pe() == me, "my_pe after nested finalize calls");
+    shmem_barrier_all();
+#endif
     func_pass("init_query");
     shmem_finalize();
 

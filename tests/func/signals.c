@@ -1,7 +1,8 @@
 /* Put-with-signal: shmem_putmem_signal(_nbi), typed shmem_<T>_put_signal(_nbi),
  * sized shmem_put<N>_signal(_nbi), with SHMEM_SIGNAL_SET and SHMEM_SIGNAL_ADD;
  * shmem_signal_fetch and shmem_signal_wait_until. The data must be complete
- * when the signal is observed. */
+ * when the signal is observed. signal_add and signal_set alone (1.6): adds
+ * from every PE at once all count; a set after a fenced put comes with it. */
 #include "check.h"
 #include "../../include/shmem_typelists.h" /* the spec's type tables */
 
@@ -156,6 +157,34 @@ static void test_sized(uint64_t *sig)
     shmem_free(dst);
 }
 
+#if FUNC_SPEC_16
+/* signal_add and signal_set alone (1.6): every PE adds to PE 0's signal at
+ * once, each add counted; a set after the data, seen with the data. */
+static void test_signal_ops(uint64_t *sig) {
+    long *data = shmem_calloc(1, sizeof(long));
+    CHECK(data, "shmem_calloc failed");
+    *sig = 0;
+    shmem_barrier_all();
+    for (int k = 0; k < 100; k++)
+        shmem_signal_add(sig, 1, 0);
+    if (me == 0) {
+        uint64_t v = shmem_signal_wait_until(sig, SHMEM_CMP_EQ, (uint64_t)(100 * npes));
+        CHECK(v == (uint64_t)(100 * npes), "signal_add from every PE: %llu",
+              (unsigned long long)v);
+    }
+    shmem_barrier_all();
+    *sig = 0;
+    shmem_barrier_all();
+    shmem_long_p(data, 1000 + me, right);
+    shmem_fence();
+    shmem_ctx_signal_set(SHMEM_CTX_DEFAULT, sig, 7, right);
+    shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 7);
+    CHECK(*data == 1000 + left, "data before signal_set: %ld", *data);
+    shmem_barrier_all();
+    shmem_free(data);
+}
+#endif
+
 int main(void)
 {
     shmem_init();
@@ -170,6 +199,9 @@ int main(void)
 #define RUN(T, N) test_##N(sig);
     SHMEMI_RMA_TYPES(RUN)
     test_sized(sig);
+#if FUNC_SPEC_16
+    test_signal_ops(sig);
+#endif
     shmem_barrier_all();
     shmem_free(sig);
     func_pass("signals");

@@ -155,6 +155,26 @@ int main(void) {
 
     shmem_team_config_t wc;
     CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &wc) == 0, "world config");
+#if FUNC_SPEC_16
+    /* 1.6: a mask of 0 asks for nothing (config may be NULL); a mask with a
+     * NULL config, or an invalid team, gives nonzero. */
+    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, 0, NULL) == 0, "get_config mask 0, NULL");
+    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, NULL) != 0,
+          "get_config with a mask and no config");
+    CHECK(shmem_team_get_config(SHMEM_TEAM_INVALID, 0, &wc) != 0, "get_config on no team");
+    shmem_team_t none;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &none) != 0 &&
+              none == SHMEM_TEAM_INVALID,
+          "split of SHMEM_TEAM_INVALID");
+    if (shmem_n_pes() > 1) {
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 0, 2, NULL, 0, &none) != 0 &&
+                  none == SHMEM_TEAM_INVALID,
+              "split with stride 0 and 2 members");
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, -1, 2, NULL, 0, &none) != 0 &&
+                  none == SHMEM_TEAM_INVALID,
+              "split with a negative stride");
+    }
+#endif
     func_pass("team_split");
     shmem_finalize();
     return 0;

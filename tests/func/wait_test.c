@@ -183,7 +183,7 @@ static const int none[NV] = {1, 1, 1, 1, 1, 1, 1, 1};
         shmem_free(iv);                                                                            \
         MULTI_TESTS(T, N)                                                                          \
     }
-SHMEMI_P2P_TYPES(DEFINE_TEST)
+SHMEMI_P2P_ALL_TYPES(DEFINE_TEST)
 
 int main(void)
 {
@@ -191,7 +191,7 @@ int main(void)
     me = shmem_my_pe();
     npes = shmem_n_pes();
 #define RUN(T, N) test_##N();
-    SHMEMI_P2P_TYPES(RUN)
+    SHMEMI_P2P_ALL_TYPES(RUN)
     func_pass("wait_test");
     shmem_finalize();
     return 0;

@@ -69,8 +69,8 @@ int main(void) {
 #define RUN(KIND, T, N, CHECKS)                                                             \
     {                                                                                       \
         T r[8];                                                                             \
-        GT_CK(hipMemset(buf, 0, 64));                                                       \
-        GT_CK(hipMemset(res, 0, 256));                                                      \
+        GT_MEMSET(buf, 0, 64); /* done before the peer's atomics on it */                   \
+        GT_MEMSET(res, 0, 256);                                                             \
         shmem_barrier_all();                                                                \
         k_##KIND##_##N<<<1, 1>>>((T *)buf, (T *)res, right);                                \
         GT_SYNC();                                                                          \
@@ -108,7 +108,7 @@ int main(void) {
         const int blocks = 64, threads = 256, iters = 20;
         unsigned long long h64[2];
         unsigned int h32;
-        GT_CK(hipMemset(buf, 0, 64));
+        GT_MEMSET(buf, 0, 64);
         shmem_barrier_all();
         k_contend<<<blocks, threads>>>((unsigned long long *)buf, (unsigned int *)(buf + 16), npes,
                                        iters);

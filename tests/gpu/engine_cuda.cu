@@ -44,6 +44,14 @@
         }                                                                                   \
     } while (0)
 
+/* A memset returns before it is done, and the engine copies on streams of its
+ * own that nothing orders after it: zero, then wait. */
+#define ZERO(p, n)                                                                          \
+    do {                                                                                    \
+        CK(hipMemset((p), 0, (n)));                                                         \
+        CK(hipDeviceSynchronize());                                                         \
+    } while (0)
+
 #define NWAIT 12
 
 #if !defined(__HIPCC__)
@@ -111,7 +119,7 @@ int main(void) {
     k_pattern<<<256, 256>>>(a, N, 7);
     CK(hipGetLastError());
     CK(hipDeviceSynchronize());
-    CK(hipMemset(b, 0, N));
+    ZERO(b, N);
     struct sdma_queue *q;
     SD(sdma_queue_open(e, 0, "test queue", &q));
 
@@ -122,7 +130,7 @@ int main(void) {
     check_pattern(b, 0, N, 7, 0, "linear copies");
 
     /* 2. A 2D window: 100 rows of 1000 bytes, source pitch 4096, destination pitch 2048. */
-    CK(hipMemset(b, 0, N));
+    ZERO(b, N);
     SD(sdma_copy_2d(q, b + 64, 2048, a + 128, 4096, 1000, 100));
     SD(sdma_queue_quiet(q, 10.0));
     for (int r = 0; r < 100; r += 33)
@@ -133,7 +141,7 @@ int main(void) {
     CK(hipHostMalloc((void **)&hw, 4096, hipHostMallocMapped));
     memset(hw, 0, 4096);
     volatile uint32_t *gate = hw, *flag = hw + 16;
-    CK(hipMemset(b, 0, N));
+    ZERO(b, N);
     SD(sdma_poll(q, (const uint32_t *)gate, 1, UINT32_MAX, SDMA_POLL_GE));
     SD(sdma_copy(q, b, a, 1 << 20));
     SD(sdma_fence(q, (uint32_t *)flag, 42));
@@ -151,7 +159,7 @@ int main(void) {
     /* 4. ATOMIC and CONST_FILL on GPU memory; FENCE on unregistered host memory. */
     uint64_t *word;
     CK(hipMalloc((void **)&word, 64));
-    CK(hipMemset(word, 0, 64));
+    ZERO(word, 64);
     for (int i = 0; i < 10; i++)
         SD(sdma_atomic(q, word, SDMA_ATOMIC_ADD64, 5, 0));
     SD(sdma_atomic(q, word + 1, SDMA_ATOMIC_CMPSWAP64, 99, 0));
@@ -178,8 +186,8 @@ int main(void) {
      * them. */
     uint32_t *gates;
     CK(hipMalloc((void **)&gates, NWAIT * sizeof(uint32_t)));
-    CK(hipMemset(gates, 0, NWAIT * sizeof(uint32_t)));
-    CK(hipMemset(b, 0, N));
+    ZERO(gates, NWAIT * sizeof(uint32_t));
+    ZERO(b, N);
     struct sdma_queue *wq[NWAIT];
     const size_t piece = 1 << 20;
     for (int i = 0; i < NWAIT; i++) {

@@ -53,12 +53,32 @@ static int gt_failures;
         }                                                                                   \
     } while (0)
 
-/* Host to GPU, complete on return: a copy from pageable memory may return
- * before its DMA lands, and a peer's put after the next barrier must not be
- * overwritten by it. */
+/* The tests do not lean on the library's barriers to complete their own GPU
+ * work (shmem_barrier_all does by default; SHMEM_BARRIER_GPU_SYNC=0 turns it
+ * off): whatever a peer reads or overwrites after the next barrier is complete
+ * when these return. */
+
+/* Host to GPU: a copy from pageable memory may return before its DMA lands,
+ * and a peer's put after the next barrier must not be overwritten by it. */
 #define GT_H2D(dst, src, n)                                                                 \
     do {                                                                                    \
         GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyHostToDevice));                         \
+        GT_CK(hipDeviceSynchronize());                                                      \
+    } while (0)
+
+/* Any copy (device to device, to a peer's heap through shmem_ptr): such a
+ * copy returns before it is done. */
+#define GT_COPY(dst, src, n)                                                                \
+    do {                                                                                    \
+        GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyDefault));                              \
+        GT_CK(hipDeviceSynchronize());                                                      \
+    } while (0)
+
+/* A memset of device memory returns before it is done: a peer's atomic or put
+ * after the next barrier would land before it and be wiped. */
+#define GT_MEMSET(dst, byte, n)                                                             \
+    do {                                                                                    \
+        GT_CK(hipMemset((dst), (byte), (n)));                                               \
         GT_CK(hipDeviceSynchronize());                                                      \
     } while (0)
 

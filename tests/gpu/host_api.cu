@@ -100,7 +100,7 @@ int main(void) {
     GT_EXPECT((peer != NULL) == shared, "shmem_ptr(dst, %d) is %p", right, (void *)peer);
     shmem_barrier_all();
     if (peer)
-        GT_CK(hipMemcpy(peer, src, N * sizeof(long), hipMemcpyDefault));
+        GT_COPY(peer, src, N * sizeof(long)); /* complete before the barrier */
     else
         shmem_putmem(dst, src, N * sizeof(long), right);
     shmem_barrier_all();

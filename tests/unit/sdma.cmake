@@ -3,6 +3,10 @@ shmem_unit_test(test_sdma_packets SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_pa
 shmem_unit_test(test_sdma_ring SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_ring.c)
 shmem_unit_test(test_sdma_soft SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_soft.c
                 LIBS sdma_obj)
+shmem_unit_test(test_sdma_copy SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_copy.c
+                LIBS sdma_obj)
+shmem_unit_test(test_sdma_idle SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_idle.c
+                LIBS sdma_obj)
 shmem_unit_test(test_sdma_engines SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sdma_engines.c
                 LIBS sdma_obj)
 if(SDMA_HAVE_HSAKMT)

@@ -1,5 +1,5 @@
 /* The plan queue ledger: holds, order of armed rounds, blockers. */
-#include "shmem/plan_ledger.h"
+#include "shmem/plan/ledger.h"
 
 #include <check.h>
 #include <stdlib.h>

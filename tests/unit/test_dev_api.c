@@ -402,7 +402,7 @@ static uint64_t slot_len(size_t id) { return 1 + id % 256; }
 
 START_TEST(test_ring_copy_wave) {
     struct ring_fixture f;
-    ring_fixture_open(&f, 0, 31, 1);
+    ring_fixture_open(&f, SDMA_QUEUE_GPU_PRODUCER, 31, 1); /* producers never kick */
     /* Invalid sizes are refused before anything is reserved. */
     ck_assert_int_eq(shmemi_dev_ring_copy_wave(&ring_view, 0, 0, SDMA_COPY_LINEAR_MAX + 1, 0, NULL),
                      SDMA_ERR_INVAL);
@@ -466,7 +466,7 @@ static void fenced_producer(int pe) {
 }
 START_TEST(test_ring_copy_fenced) {
     struct ring_fixture f;
-    ring_fixture_open(&f, 0, 41, 7);
+    ring_fixture_open(&f, SDMA_QUEUE_GPU_PRODUCER, 41, 7);
     fenced_word = &ring_words[28];
     uint64_t end = 0;
     ck_assert_int_eq(shmemi_dev_ring_copy_fenced(&ring_view, 0, 0, 0, 0, 0, &end), SDMA_ERR_INVAL);

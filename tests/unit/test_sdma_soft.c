@@ -646,7 +646,8 @@ START_TEST(test_raw_chain)
 END_TEST
 
 /* A caller-provided ring written by a producer that never wakes the engine (as a GPU
- * kernel would): the engine finds the doorbell by itself. */
+ * kernel would, declared with SDMA_QUEUE_GPU_PRODUCER): the engine finds the doorbell by
+ * itself. */
 START_TEST(test_caller_ring)
 {
     static struct sdma_ring_ctl ctl;
@@ -667,6 +668,7 @@ START_TEST(test_caller_ring)
     a.rptr = &rptr;
     a.wptr = &wptr;
     a.doorbell = &doorbell;
+    a.flags = SDMA_QUEUE_GPU_PRODUCER;
     ck_assert_int_eq(sdma_queue_open_attr(eng, &a, &qq), SDMA_OK);
     /* A private view of the same ring, as a kernel would hold. */
     r = *sdma_queue_ring(qq);

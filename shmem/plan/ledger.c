@@ -1,4 +1,5 @@
-#include "shmem/plan_ledger.h"
+/* The queue ledger of triggered plans (shmem/plan/ledger.h). */
+#include "shmem/plan/ledger.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,187 @@
+/* Streaming copies (copy.h). */
+#include "sdma/copy.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#define DEFAULT_STREAM_MIN ((size_t)8 << 20)
+
+/* The last-level cache in bytes as sysfs says it (cpu0's highest-level data or unified
+ * cache), else as sysconf says it (which some virtual machines overstate), else 0. */
+static size_t llc_bytes(void)
+{
+    size_t best = 0;
+    int best_level = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[96], type[32] = "";
+        int level = 0;
+        unsigned long kb = 0;
+        char unit = 0;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        if (fscanf(f, "%d", &level) != 1)
+            level = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%31s", type) != 1)
+                type[0] = 0;
+            fclose(f);
+        }
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%lu%c", &kb, &unit) < 1)
+                kb = 0;
+            fclose(f);
+        }
+        size_t bytes = unit == 'M' ? (size_t)kb << 20 : unit == 'K' ? (size_t)kb << 10 : kb;
+        if (strcmp(type, "Instruction") && level > best_level && bytes) {
+            best_level = level;
+            best = bytes;
+        }
+    }
+    if (best)
+        return best;
+    long llc = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    if (llc <= 0)
+        llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return llc > 0 ? (size_t)llc : 0;
+}
+
+static size_t auto_min(void)
+{
+#if defined(__x86_64__)
+    size_t llc = llc_bytes();
+    return llc ? llc / 2 : DEFAULT_STREAM_MIN;
+#else
+    return 0; /* no streaming stores here: memcpy always */
+#endif
+}
+
+size_t sdma_copy_stream_min = DEFAULT_STREAM_MIN;
+
+size_t sdma_copy_set_stream_min(size_t bytes)
+{
+    if (bytes == SDMA_COPY_STREAM_AUTO)
+        bytes = auto_min();
+    /* 0 (never) is stored as the largest size. */
+    sdma_copy_stream_min = bytes ? bytes : (size_t)-1;
+    return bytes;
+}
+
+#if defined(__x86_64__)
+/* 128 bytes a turn: four 32-byte loads, four 32-byte streaming stores (AVX2). */
+__attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+        _mm256_stream_si256((__m256i *)(d + i), a);
+        _mm256_stream_si256((__m256i *)(d + i + 32), b);
+        _mm256_stream_si256((__m256i *)(d + i + 64), c);
+        _mm256_stream_si256((__m256i *)(d + i + 96), e);
+    }
+    return i;
+}
+
+/* The same with SSE2 (every x86-64). */
+static size_t stream_sse2(char *d, const char *s, size_t n)
+{
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(d + i), a);
+        _mm_stream_si128((__m128i *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(d + i + 48), e);
+    }
+    return i;
+}
+
+static int have_avx2 = -1;
+
+/* From the end down, 128 bytes a turn; returns the bytes left at the start. */
+__attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, size_t n)
+{
+    while (n >= 128) {
+        n -= 128;
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + n + 96));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + n + 64));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + n + 32));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + n));
+        _mm256_storeu_si256((__m256i *)(d + n + 96), a);
+        _mm256_storeu_si256((__m256i *)(d + n + 64), b);
+        _mm256_storeu_si256((__m256i *)(d + n + 32), c);
+        _mm256_storeu_si256((__m256i *)(d + n), e);
+    }
+    return n;
+}
+
+static size_t down_sse2(char *d, const char *s, size_t n)
+{
+    while (n >= 64) {
+        n -= 64;
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + n + 48));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + n + 32));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + n + 16));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + n));
+        _mm_storeu_si128((__m128i *)(d + n + 48), a);
+        _mm_storeu_si128((__m128i *)(d + n + 32), b);
+        _mm_storeu_si128((__m128i *)(d + n + 16), c);
+        _mm_storeu_si128((__m128i *)(d + n), e);
+    }
+    return n;
+}
+#endif
+
+void sdma_copy_down(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    if (have_avx2 < 0)
+        have_avx2 = __builtin_cpu_supports("avx2");
+    size_t left = have_avx2 ? down_avx2(dst, src, n) : down_sse2(dst, src, n);
+    memcpy(dst, src, left);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
+void sdma_copy_stream(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    char *d = dst;
+    const char *s = src;
+    /* Streaming stores want an aligned destination: copy up to the next 64-byte line. */
+    size_t head = (size_t)(-(uintptr_t)d & 63);
+    if (head > n)
+        head = n;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    if (have_avx2 < 0)
+        have_avx2 = __builtin_cpu_supports("avx2");
+    size_t done = have_avx2 ? stream_avx2(d, s, n) : stream_sse2(d, s, n);
+    memcpy(d + done, s + done, n - done);
+    /* Streaming stores are weakly ordered: fence them before whatever publishes the copy. */
+    _mm_sfence();
+#else
+    memcpy(dst, src, n);
+#endif
+}

@@ -1,0 +1,45 @@
+/* Host copies of bulk data: memcpy, or streaming (non-temporal) stores for copies too large
+ * to stay in the caches (they would only evict what the caller and the reader still use, and
+ * every cache-line write would first read the line: a third more memory traffic).
+ *
+ * sdma_copy_bytes() ends with a store fence when it streamed, so a release store after it
+ * publishes the data as it does after memcpy. The source and destination must not overlap
+ * (memcpy's contract). Host only. */
+#ifndef SDMA_COPY_H
+#define SDMA_COPY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Copies of at least this many bytes stream: 8 MiB until sdma_copy_set_stream_min() sets
+ * it; SIZE_MAX: never. */
+extern size_t sdma_copy_stream_min;
+
+/* Set the threshold: 0 never streams; SDMA_COPY_STREAM_AUTO: half of the last-level cache
+ * (sysfs, else sysconf), 8 MiB when the system does not say, never on processors without
+ * streaming stores. Returns the threshold set (0: never). */
+#define SDMA_COPY_STREAM_AUTO ((size_t)-1)
+size_t sdma_copy_set_stream_min(size_t bytes);
+
+void sdma_copy_stream(void *dst, const void *src, size_t n);
+/* A copy from the end down: for a destination just above the source modulo 4 KiB. */
+void sdma_copy_down(void *dst, const void *src, size_t n);
+
+/* A forward copy whose destination sits just above its source modulo 4 KiB (a heap object
+ * at a page boundary read into a malloc'd buffer 16 bytes past one) makes every load wait
+ * for the store 4 KiB-aliased with it: the processor cannot tell them apart until the
+ * address is known in full (a third of the speed, measured at 8 KiB). Copying down avoids it. */
+#define SDMA_COPY_ALIAS_WINDOW 64
+
+static inline void sdma_copy_bytes(void *dst, const void *src, size_t n)
+{
+    if (n >= sdma_copy_stream_min)
+        sdma_copy_stream(dst, src, n);
+    else if (n >= 512 && (((uintptr_t)dst - (uintptr_t)src) & 4095) < SDMA_COPY_ALIAS_WINDOW)
+        sdma_copy_down(dst, src, n);
+    else
+        memcpy(dst, src, n);
+}
+
+#endif

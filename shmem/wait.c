@@ -1,0 +1,315 @@
+/* Waits that give their core back: spin, then sleep until a writer wakes us.
+ *
+ * Every wait of the library (barriers, team and active-set syncs, wait_until
+ * and the other point-to-point waits, locks, triggered plans' host waits)
+ * waits for a store into one PE's memory. Its loop spins first: on a quiet
+ * node a barrier or a plan round completes in microseconds, and a sleep and
+ * wake-up would cost more than the wait. It spins with pause instructions,
+ * never sched_yield: another job's thread on the core would get it for a
+ * whole time slice and the awaited store would go unseen meanwhile (a
+ * sleeping waiter is woken instead) -- except where the job has more PEs than
+ * CPUs, where the thread that wants the core is most likely the PE we wait
+ * for. After SHMEM_WAIT_SPIN_US (SHMEM_WAIT_SPIN_BUSY_US once the thread has
+ * lost its core in a wait within the last second, or the job is crowded), it
+ * sleeps on the wake word of the PE that owns the memory (struct shmemi_wake
+ * in the control block, a futex word in shared memory: any process that maps
+ * it wakes it, without FUTEX_PRIVATE_FLAG):
+ *
+ *   waiter                                writer (any PE, any thread)
+ *   sleepers += 1                         store the word (put, AMO, barrier)
+ *   asymmetric fence (membarrier)         compiler barrier
+ *   seq0 = seq (acquire)                  if (sleepers) { seq += 1; FUTEX_WAKE }
+ *   re-check the condition (the loop)
+ *   FUTEX_WAIT(seq, seq0, timeout)
+ *   sleepers -= 1
+ *
+ * Either the writer sees the sleeper and bumps seq (then the wait returns at
+ * once, or the re-check saw the store), or its store was visible before the
+ * waiter's fence, and the re-check sees it. membarrier(GLOBAL_EXPEDITED) makes
+ * the writers' side free of fences: it runs a full barrier on every CPU that
+ * runs a thread of a process of the job (each registered at init). Without it
+ * the writers fence (shmemi.wake_fence).
+ *
+ * A sleep ends after a timeout that doubles up to SHMEM_WAIT_SLEEP_MAX_US, so
+ * the loop's slow path (and whatever checks it makes) runs at least that
+ * often. Words that may change without a wake -- a hardware copy engine's
+ * writes, a GPU kernel's, stores through a pointer from shmem_ptr -- are
+ * re-read every 20 to 100 us instead. */
+#define _GNU_SOURCE
+#include "shmem/shmemi.h"
+
+#include "shmem/liveness.h"
+
+#include "sdma/sdma.h"
+#include "shmem/engine.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNRELIABLE_FIRST_US 20
+#define UNRELIABLE_MAX_US 100
+#define RELIABLE_FIRST_US 1000
+/* A thread that lost its core stays "busy" this long: its waits sleep early. */
+#define BUSY_MEMORY_NS 1000000000ull
+
+static int membarrier_ok;
+/* How sleeps ended (SHMEM_DEBUG prints them at finalize): woken by a writer,
+ * the word had moved before we slept, timed out. */
+static uint64_t slept_woken, slept_moved, slept_timeout;
+static int crowded; /* more PEs of the job on this node than CPUs this PE may use */
+static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a wait */
+/* The spin budget of this thread's waits is multiplied by this (1 to
+ * SPIN_SCALE_MAX): doubled when a sleep was woken within the budget (spinning
+ * a little longer would have saved the sleep and the writer's wake-up, and
+ * two PEs that wake each other in turn would go on sleeping each time),
+ * halved when a sleep ran out (the waits are long). */
+#define SPIN_SCALE_MAX 8
+static __thread unsigned spin_scale = 1;
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long switches(void) {
+    struct rusage r;
+    if (getrusage(RUSAGE_THREAD, &r))
+        return 0;
+    return r.ru_nivcsw;
+}
+
+static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
+    return syscall(SYS_futex, w, op, v, ts, NULL, 0);
+}
+
+int shmemi_wait_init(void) {
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_ok = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    shmemi.wake_fence = !membarrier_ok;
+    cpu_set_t set;
+    int cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
+    crowded = shmemi.boot->local_size > cpus;
+    if (!membarrier_ok)
+        shmemi_debug("no membarrier(GLOBAL_EXPEDITED): writers fence before they look for "
+                     "sleepers");
+    if (shmemi.cfg.WAIT_SPIN_US < 0 || shmemi.cfg.WAIT_SPIN_BUSY_US < 0 ||
+        shmemi.cfg.WAIT_SLEEP_MAX_US < 1)
+        shmemi_fatal("SHMEM_WAIT_SPIN_US=%ld, SHMEM_WAIT_SPIN_BUSY_US=%ld and "
+                     "SHMEM_WAIT_SLEEP_MAX_US=%ld: the first two must be at least 0, the last "
+                     "at least 1",
+                     shmemi.cfg.WAIT_SPIN_US, shmemi.cfg.WAIT_SPIN_BUSY_US,
+                     shmemi.cfg.WAIT_SLEEP_MAX_US);
+    return 0;
+}
+
+/* The other side of the writers' compiler barrier: a full barrier on every
+ * CPU that runs a thread of the job, so a store made before it is visible to
+ * our next load, or the writer's load after it sees our sleeper count. */
+void shmemi_wake_fence(void) {
+    if (!membarrier_ok || syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+static struct shmemi_wake *wake_of(const struct shmemi_spin *s) {
+    return &shmemi_ctl_of(s->owner ? s->owner - 1 : shmemi.my_pe)->wake;
+}
+
+/* Whether every writer of the words a wait watches wakes it: not when some PE
+ * stores into the owner's memory through shmem_ptr (it told the owner's wake
+ * block, or this PE did), nor on the device heap (GPUs write it), nor with a
+ * hardware engine, which cannot wake. */
+static int wakes_reliable(const struct shmemi_spin *s) {
+    return !shmemi.raw_stores && !__atomic_load_n(&wake_of(s)->raw, __ATOMIC_RELAXED) &&
+           shmemi.heap_kind == SHMEMI_HEAP_HOST && shmemi_engine_wakes();
+}
+
+/* The region and offsets of [addr, addr + len) of PE pe's memory as mapped
+ * here; -1 when it is elsewhere (or addr is NULL). */
+static int locate(int pe, const void *addr, size_t len, uint64_t *lo, uint64_t *hi) {
+    const struct shmemi_peer *p = &shmemi.peers[pe];
+    uintptr_t a = (uintptr_t)addr;
+    if (!addr)
+        return -1;
+    if (p->heap && a - (uintptr_t)p->heap < shmemi.heap_size) {
+        *lo = a - (uintptr_t)p->heap;
+        *hi = *lo + len;
+        return SHMEMI_REGION_HEAP;
+    }
+    if (p->data && a - (uintptr_t)p->data < shmemi.data_size) {
+        *lo = a - (uintptr_t)p->data;
+        *hi = *lo + len;
+        return SHMEMI_REGION_DATA;
+    }
+    return -1;
+}
+
+void shmemi_wake_slow(int pe, const void *addr, size_t len) {
+    struct shmemi_wake *w = &shmemi_ctl_of(pe)->wake;
+    uint64_t lo = 0, hi = 0;
+    int region = locate(pe, addr, len, &lo, &hi);
+    /* Someone sleeps here: wake them if one wants any store, or watches
+     * words this store overlaps (a store we cannot place wakes everyone). */
+    int wake = region < 0 || __atomic_load_n(&w->any, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < SHMEMI_WATCHES && !wake; i++) {
+        const struct shmemi_watch *x = &w->watch[i];
+        if (!__atomic_load_n(&x->used, __ATOMIC_ACQUIRE))
+            continue;
+        wake = __atomic_load_n(&x->region, __ATOMIC_RELAXED) == (uint32_t)region &&
+               lo < __atomic_load_n(&x->hi, __ATOMIC_RELAXED) &&
+               __atomic_load_n(&x->lo, __ATOMIC_RELAXED) < hi;
+    }
+    if (!wake)
+        return;
+    /* Release: the store that the caller made is visible to a waiter that
+     * reads the new sequence (it re-checks after reading it). */
+    __atomic_fetch_add(&w->seq, 1, __ATOMIC_SEQ_CST);
+    futex(&w->seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+void shmemi_spin_disarm(struct shmemi_spin *s) {
+    struct shmemi_wake *w = wake_of(s);
+    if (s->slot >= 0) {
+        __atomic_fetch_sub(&w->watched, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->watch[s->slot].used, 0, __ATOMIC_RELEASE);
+    } else {
+        __atomic_fetch_sub(&w->any, 1, __ATOMIC_RELAXED);
+    }
+    s->armed = 0;
+}
+
+/* Count ourselves in, saying what we wait for; the caller re-checks its
+ * condition before we sleep. The watch is written before the count, which
+ * writers read first. */
+static void arm(struct shmemi_spin *s) {
+    struct shmemi_wake *w = wake_of(s);
+    int owner = s->owner ? s->owner - 1 : shmemi.my_pe;
+    uint64_t lo = 0, hi = 0;
+    int region = locate(owner, s->watch, s->watch_len, &lo, &hi);
+    s->slot = -1;
+    for (int i = 0; i < SHMEMI_WATCHES && region >= 0; i++) {
+        uint32_t free_slot = 0;
+        struct shmemi_watch *x = &w->watch[i];
+        if (__atomic_load_n(&x->used, __ATOMIC_RELAXED) ||
+            !__atomic_compare_exchange_n(&x->used, &free_slot, 1, 0, __ATOMIC_ACQUIRE,
+                                         __ATOMIC_RELAXED))
+            continue;
+        __atomic_store_n(&x->region, (uint32_t)region, __ATOMIC_RELAXED);
+        __atomic_store_n(&x->lo, lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&x->hi, hi, __ATOMIC_RELAXED);
+        s->slot = i;
+        break;
+    }
+    /* No watch (or no slot left): any store wakes us. */
+    __atomic_fetch_add(s->slot < 0 ? &w->any : &w->watched, 1, __ATOMIC_SEQ_CST);
+    shmemi_wake_fence();
+    s->seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
+    s->armed = 1;
+}
+
+static void sleep_armed(struct shmemi_spin *s) {
+    int reliable = wakes_reliable(s);
+    uint32_t cap = reliable ? (uint32_t)shmemi.cfg.WAIT_SLEEP_MAX_US : UNRELIABLE_MAX_US;
+    if (!s->sleep_us)
+        s->sleep_us = reliable ? RELIABLE_FIRST_US : UNRELIABLE_FIRST_US;
+    if (s->sleep_us > cap)
+        s->sleep_us = cap;
+    struct timespec ts = {(time_t)(s->sleep_us / 1000000), (long)(s->sleep_us % 1000000) * 1000};
+    uint64_t t0 = now_ns();
+    long rc = futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
+    int e = rc ? errno : 0;
+    __atomic_fetch_add(rc == 0 ? &slept_woken : e == ETIMEDOUT ? &slept_timeout : &slept_moved,
+                       1, __ATOMIC_RELAXED);
+    shmemi_spin_disarm(s);
+    if (rc == 0 && now_ns() - t0 < (uint64_t)s->budget_us * 1000u && spin_scale < SPIN_SCALE_MAX)
+        spin_scale *= 2;
+    else if (rc && e == ETIMEDOUT && spin_scale > 1)
+        spin_scale /= 2;
+    if (rc == 0 || e != ETIMEDOUT) {
+        /* Woken: the words changed, maybe not yet to what we wait for (a
+         * counter on its way). Spin again before the next sleep, so that the
+         * writer's next stores cost it no system call. */
+        s->blocking = 0;
+        s->since_ns = 0;
+    } else if (s->sleep_us < cap) {
+        s->sleep_us *= 2;
+    }
+}
+
+void shmemi_spin_slow(struct shmemi_spin *s) {
+    /* Checks that must go on while a thread waits belong here: this runs at
+     * least every SHMEM_WAIT_SLEEP_MAX_US, asleep or not. Publish the wait,
+     * and end the job if it can never end (shmem/liveness.c). */
+    shmemi_live_wait(s);
+    if (s->armed) {
+        sleep_armed(s);
+        return;
+    }
+    /* What we wait for may sit in our own copy engine's queue (a signal behind
+     * a non-blocking put): run it here rather than wait for its thread. */
+    if (sdma_engine_progress(shmemi_engine())) {
+        s->n = 0;
+        return;
+    }
+    /* Or behind a fabric whose provider moves transfers only when asked to
+     * (what peers write into this PE's memory included): the wait runs the
+     * progress and never sleeps, since a sleep would delay every peer's
+     * transfer into this PE by as long. It yields instead, so a thread of
+     * ours that runs the progress too still gets the core. */
+    if (shmemi_paths_progress()) {
+        s->blocking = 0;
+        sched_yield();
+        return;
+    }
+    if (s->blocking) {
+        arm(s);
+        return;
+    }
+    if (!s->since_ns) {
+        s->since_ns = now_ns();
+        s->switches = switches();
+        return;
+    }
+    /* Spin on: between two looks at the clock and the switch count (a system
+     * call), 63 turns of pause instructions. Not sched_yield: with another
+     * job's thread on the core, a yield gives it the core for a whole time
+     * slice (ms), and the store we wait for goes unseen all that time; a
+     * sleep is woken. But where the job itself has more PEs than CPUs, the
+     * thread that wants our core is most likely the PE we wait for: yield. */
+    if ((s->n & 63) != 0) {
+        if (crowded)
+            sched_yield();
+        else
+            sdma_cpu_relax();
+        return;
+    }
+    uint64_t t0 = busy_at_ns;
+    uint64_t t = now_ns(), spun = t - s->since_ns;
+    if (s->switches != switches())
+        busy_at_ns = t; /* another thread took our core meanwhile */
+    else if (t0 && t - t0 > BUSY_MEMORY_NS)
+        busy_at_ns = 0; /* a second without losing it */
+    long limit_us = busy_at_ns || crowded ? shmemi.cfg.WAIT_SPIN_BUSY_US : shmemi.cfg.WAIT_SPIN_US;
+    limit_us *= spin_scale;
+    if (spun >= (uint64_t)limit_us * 1000u) {
+        s->budget_us = (uint32_t)limit_us;
+        s->blocking = 1;
+        arm(s);
+    }
+}
+
+void shmemi_wait_report(void) {
+    shmemi_debug("waits slept %llu times: %llu woken by a writer, %llu found the word moved, "
+                 "%llu timed out",
+                 (unsigned long long)(slept_woken + slept_moved + slept_timeout),
+                 (unsigned long long)slept_woken, (unsigned long long)slept_moved,
+                 (unsigned long long)slept_timeout);
+}

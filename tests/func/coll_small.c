@@ -1,0 +1,88 @@
+/* Small collectives back to back (the barrier-free exchange of shmem/coll.c):
+ * reductions, fcollects and alltoalls of a few bytes on SHMEM_TEAM_WORLD and
+ * on the active set of every PE, hundreds of rounds in a row with values that
+ * change every round, interleaved with large ones (the barrier path) and with
+ * PEs that fall behind now and then, every result checked. A message read
+ * from the wrong round, or overwritten before it was read, shows. */
+#include "check.h"
+
+#include <string.h>
+#include <time.h>
+
+#define ROUNDS 300
+#define SMALL 4    /* longs: 32 bytes, the exchange */
+#define LARGE 4096 /* longs: the barrier path */
+
+static long src[LARGE], dst[LARGE * 8], wrk[LARGE + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long psync[SHMEM_REDUCE_SYNC_SIZE];
+
+static long val(int pe, int round, int i) { return (long)pe * 1000003L + round * 101L + i; }
+
+static void nap_us(long us) {
+    struct timespec ts = {0, us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+int main(void) {
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (n > 8) {
+        func_pass("coll_small (up to 8 PEs)");
+        shmem_finalize();
+        return 0;
+    }
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        psync[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    for (int r = 0; r < ROUNDS; r++) {
+        int k = r % 4;
+        size_t cnt = (r % 7 == 6) ? LARGE : SMALL;
+        for (size_t i = 0; i < LARGE; i++)
+            src[i] = val(me, r, (int)i);
+        if ((r * 7 + me) % 13 == 0)
+            nap_us(200); /* fall behind: the others run ahead into the next round */
+        if (k == 0 || k == 3) {
+#if FUNC_SPEC_15
+            if (k == 0)
+                shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, cnt);
+            else
+#endif
+            {
+                shmem_long_sum_to_all(dst, src, (int)cnt, 0, 0, n, wrk, psync);
+                shmem_barrier_all(); /* pSync reuse (the active-set rule) */
+            }
+            for (size_t i = 0; i < cnt; i++) {
+                long want = 0;
+                for (int p = 0; p < n; p++)
+                    want += val(p, r, (int)i);
+                CHECK(dst[i] == want, "round %d: sum[%zu] = %ld, expected %ld", r, i, dst[i],
+                      want);
+            }
+        } else {
+            /* k == 1: fcollect (every member's block 0); k == 2: alltoall (block me). */
+            size_t per = cnt == SMALL ? 2 : 64;
+#if FUNC_SPEC_15
+            if (k == 1)
+                shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
+            else
+                shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
+#else
+            if (k == 1)
+                shmem_fcollect64(dst, src, per, 0, 0, n, psync);
+            else
+                shmem_alltoall64(dst, src, per, 0, 0, n, psync);
+            shmem_barrier_all();
+#endif
+            size_t first = k == 1 ? 0 : (size_t)me * per;
+            for (int p = 0; p < n; p++)
+                for (size_t i = 0; i < per; i++)
+                    CHECK(dst[(size_t)p * per + i] == val(p, r, (int)(first + i)),
+                          "round %d: %s block from PE %d [%zu] = %ld", r,
+                          k == 1 ? "fcollect" : "alltoall", p, i, dst[(size_t)p * per + i]);
+        }
+    }
+    shmem_barrier_all();
+    func_pass("coll_small");
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,178 @@
+/* Idle means asleep: over one second in which this PE computes nothing and
+ * calls nothing, no thread of the library wakes up (its voluntary and
+ * involuntary context switches, /proc/self/task/TID/status, do not move).
+ * Looked at after shmem_init, after a phase of large _nbi transfers through
+ * the copy engine (run with SHMEM_NBI_ENGINE=always, so its thread runs),
+ * and while a triggered plan has its next round armed (the engine's POLLs
+ * wait for gates that nobody opens during the second). Every PE does the
+ * same; each looks at its own threads. Counters, not times. */
+#include "check.h"
+
+#include <shmemx.h>
+
+#include <dirent.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXT 64
+
+struct task {
+    long tid;
+    long vol, invol;
+    char name[32];
+};
+
+static long main_tid;
+
+/* Read a task's name and switch counters; 0 on success. */
+static int read_task(long tid, struct task *t) {
+    char path[96], line[256];
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    t->tid = tid;
+    t->vol = t->invol = -1;
+    t->name[0] = '\0';
+    while (fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "Name:", 5))
+            sscanf(line + 5, " %31s", t->name);
+        else if (!strncmp(line, "voluntary_ctxt_switches:", 24))
+            t->vol = atol(line + 24);
+        else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
+            t->invol = atol(line + 27);
+    }
+    fclose(f);
+    return t->vol < 0 || t->invol < 0 ? -1 : 0;
+}
+
+/* Every thread but the main one (the program's): the library's threads. */
+static int library_tasks(struct task *t) {
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d != NULL, "opendir /proc/self/task");
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < MAXT) {
+        long tid = atol(e->d_name);
+        if (tid <= 0 || tid == main_tid)
+            continue;
+        if (!read_task(tid, &t[n]))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void sleep_s(double s) {
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts))
+        ;
+}
+
+/* One idle second: 0 when no library thread woke (a message in why otherwise).
+ * *threads: how many there are. */
+static int quiet_second(int *threads, char *why, size_t len) {
+    struct task a[MAXT], b;
+    int n = library_tasks(a);
+    *threads = n;
+    sleep_s(1.0);
+    for (int i = 0; i < n; i++) {
+        if (read_task(a[i].tid, &b))
+            continue; /* ended */
+        if (b.vol != a[i].vol || b.invol != a[i].invol) {
+            snprintf(why, len, "library thread %ld (%s) woke: %ld voluntary and %ld involuntary "
+                     "context switches", a[i].tid, a[i].name, b.vol - a[i].vol,
+                     b.invol - a[i].invol);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Fails unless some idle second of three sees no library thread wake: a thread
+ * woken by the phase before (a store into this PE's memory wakes its sleeping
+ * engine thread too) may run late on a loaded machine, but one that wakes
+ * periodically wakes in every second. Returns the thread count. */
+static int idle_second(const char *when) {
+    char why[256] = "";
+    int n = 0;
+    sleep_s(0.2);
+    for (int attempt = 0; attempt < 3; attempt++)
+        if (!quiet_second(&n, why, sizeof(why)))
+            return n;
+    CHECK(0, "%s: in each of three idle seconds a library thread woke; the last: %s", when, why);
+    return n;
+}
+
+int main(void) {
+    main_tid = (long)getpid();
+    shmem_init();
+    /* A hardware copy engine (hsakmt) cannot wake a sleeping thread: waits on
+     * what it writes poll. What this test measures is the host engine's. */
+    if (!strcmp(shmemx_copy_engine_name(), "hsakmt")) {
+        func_pass("idle_threads (not with a hardware copy engine)");
+        shmem_finalize();
+        return 0;
+    }
+    /* Nor where peers are reached through a fabric (another node, or
+     * SHMEM_FORCE_FABRIC=1): their transfers wake no one, and a provider with
+     * manual progress needs the waits to run it. */
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes()) {
+        func_pass("idle_threads (not with PEs reached through a fabric)");
+        shmem_finalize();
+        return 0;
+    }
+    int me = shmem_my_pe(), n = shmem_n_pes(), next = (me + 1) % n;
+    shmem_barrier_all();
+    idle_second("after shmem_init");
+    shmem_barrier_all();
+
+    /* Large non-blocking puts and gets: the engine's thread carries them. */
+    const size_t len = (size_t)1 << 20;
+    char *buf = shmem_malloc(2 * len);
+    char *loc = malloc(len);
+    CHECK(buf && loc, "allocation");
+    memset(loc, me, len);
+    for (int i = 0; i < 8; i++) {
+        shmem_putmem_nbi(buf, loc, len, next);
+        shmem_getmem_nbi(loc, buf + len, len, next);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+    int threads = idle_second("after a phase of _nbi transfers");
+    const char *always = getenv("SHMEM_NBI_ENGINE");
+    if (always && !strcmp(always, "always") && n > 1)
+        CHECK(threads >= 1, "the copy engine's thread never started");
+    shmem_barrier_all();
+
+    /* A plan whose next round is armed: its POLLs wait for gates. */
+    if (n > 1) {
+        const size_t part = 4096;
+        unsigned char *pb = shmem_calloc((size_t)n, part);
+        CHECK(pb, "shmem_calloc");
+        shmemx_region_t reg;
+        shmemx_chunk_t ch;
+        CHECK(shmemx_plan_whole((size_t)me * part, part, 1, &reg, &ch) == 1, "plan_whole");
+        shmemx_plan_t p = NULL;
+        int rc = shmemx_plan_create(pb, (size_t)n * part, &ch, 1, NULL, &p);
+        CHECK(rc == 0, "plan_create: %s", shmemx_plan_errmsg(NULL));
+        memset(pb + (size_t)me * part, me + 1, part);
+        CHECK(shmemx_plan_run(p, -1) == 0, "plan_run: %s", shmemx_plan_errmsg(p));
+        CHECK(shmemx_plan_next_round(p) == 0, "next_round: %s", shmemx_plan_errmsg(p));
+        for (int q = 0; q < n; q++)
+            CHECK(pb[(size_t)q * part] == q + 1, "plan data from PE %d", q);
+        shmem_barrier_all();
+        idle_second("with a triggered plan's round armed");
+        shmem_barrier_all();
+        CHECK(shmemx_plan_run(p, -1) == 0, "plan_run 2: %s", shmemx_plan_errmsg(p));
+        CHECK(shmemx_plan_close(p, -1) == 0, "close: %s", shmemx_plan_errmsg(p));
+        shmem_free(pb);
+    }
+    shmem_free(buf);
+    free(loc);
+    func_pass("idle_threads");
+    shmem_finalize();
+    return 0;
+}
