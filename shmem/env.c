@@ -242,17 +242,25 @@ static const char *range_text(const struct env_row *r, char *buf, size_t len) {
     return buf;
 }
 
-/* An enum value points into the doc string: copy it out up to '|' or ':'. */
+/* An enum value points into the doc string: copy it out up to '|' or ':',
+ * once per distinct value. The settings keep the pointer for the whole run
+ * (a ring of reused buffers handed the same storage to two settings once
+ * there were more enum settings than buffers). Called while settings are
+ * read (shmem_init, shmem_info), by one thread. */
 static const char *enum_value(const char *p) {
-    static char buf[8][32];
-    static unsigned slot;
-    char *b = buf[slot++ % 8];
-    size_t i = 0;
-    while (p[i] && p[i] != '|' && p[i] != ':' && i < sizeof(buf[0]) - 1) {
-        b[i] = p[i];
-        i++;
-    }
-    b[i] = '\0';
+    static char vals[64][32];
+    static unsigned nvals;
+    size_t n = strcspn(p, "|:");
+    if (n >= sizeof(vals[0]))
+        n = sizeof(vals[0]) - 1;
+    for (unsigned i = 0; i < nvals; i++)
+        if (!strncmp(vals[i], p, n) && vals[i][n] == '\0')
+            return vals[i];
+    char *b = nvals < 64 ? vals[nvals++] : NULL;
+    if (!b && !(b = calloc(1, sizeof(vals[0]))))
+        return "";
+    memcpy(b, p, n);
+    b[n] = '\0';
     return b;
 }
 

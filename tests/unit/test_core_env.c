@@ -91,6 +91,32 @@ START_TEST(load_defaults_and_errors) {
 }
 END_TEST
 
+/* Every enum setting keeps its own value, however many there are: each set
+ * to its last listed value, all read back after one load. */
+START_TEST(enums_keep_their_values) {
+    static const struct {
+        const char *name, *val;
+    } set[] = {{"SHMEM_COPY_ENGINE", "none"}, {"SHMEM_NBI_ENGINE", "never"},
+               {"SHMEM_ENGINE_COPY_2D", "sw13"}};
+    struct shmemi_config cfg;
+    char err[256];
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+        setenv(set[i].name, set[i].val, 1);
+    int rc = shmemi_env_load(&cfg, err, sizeof(err));
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+        unsetenv(set[i].name);
+    ck_assert_int_eq(rc, 0);
+    /* Load the defaults many times over: earlier values must not move. */
+    struct shmemi_config again;
+    for (int i = 0; i < 20; i++)
+        ck_assert_int_eq(shmemi_env_load(&again, err, sizeof(err)), 0);
+    ck_assert_str_eq(cfg.COPY_ENGINE, "none");
+    ck_assert_str_eq(cfg.NBI_ENGINE, "never");
+    ck_assert_str_eq(cfg.ENGINE_COPY_2D, "sw13");
+    ck_assert_str_eq(again.NBI_ENGINE, "auto");
+}
+END_TEST
+
 /* Set `name` to `val`, load, and return the message (empty when accepted). */
 static const char *load_with(const char *name, const char *val) {
     static char err[512];
@@ -188,6 +214,7 @@ int main(void) {
     tcase_add_test(tc, sizes);
     tcase_add_test(tc, bools_ints_doubles_enums);
     tcase_add_test(tc, load_defaults_and_errors);
+    tcase_add_test(tc, enums_keep_their_values);
     tcase_add_test(tc, did_you_mean);
     tcase_add_test(tc, ranges);
     tcase_add_test(tc, ranges_printed);
