@@ -5,6 +5,7 @@
 #
 #   bench/compare.sh [--build DIR] [--np N] [--quick] [--svg out.svg] [--png out.png]
 #                    [--repeat R] [--timeout S] [--keep DIR] [--only ours|theirs]
+#                    [--fabric tcp|shm]
 #
 # Every program is compiled twice from the same source: with DIR/bin/oshcc
 # (ours) and with the peer's oshcc (theirs), then each program is run with
@@ -19,6 +20,12 @@
 # bench/plot_svg.py (python3, standard library only).
 # The peer's figures are kept even when it crashes after printing them
 # (Open MPI 4.1's OSHMEM often does, in shmem_finalize).
+# --fabric PROV compares the two over a fabric on this machine instead: ours
+# with every PE reached through libfabric's PROV provider (SHMEM_FORCE_FABRIC=1;
+# tcp on the loopback interface), the peer through UCX's matching transport
+# (tcp on lo, or sm), the micro-benchmarks only (latency, bandwidth up to 1 MiB,
+# AMOs, barrier, message rate, collectives). Set SHMEM_LAUNCHER, SHMEM_MPIRUN
+# and THEIRS_OSHRUN to run across hosts (tests/multihost/netns.sh).
 #
 # Environment (defaults in brackets):
 #   THEIRS_OSHCC   [/usr/bin/oshcc]
@@ -42,6 +49,7 @@ limit=300
 repeat=1
 keep=
 only=
+fabric=
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//; /^set -u/d'; }
 
@@ -56,11 +64,13 @@ while [ $# -gt 0 ]; do
     --timeout) limit=${2:?--timeout needs seconds}; shift 2 ;;
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
     --only) only=${2:?--only needs ours or theirs}; shift 2 ;;
+    --fabric) fabric=${2:?--fabric needs tcp or shm}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
 done
 case "$only" in ""|ours|theirs) ;; *) echo "compare.sh: --only ours|theirs" >&2; exit 2 ;; esac
+case "$fabric" in ""|tcp|shm) ;; *) echo "compare.sh: --fabric tcp|shm" >&2; exit 2 ;; esac
 
 if [ "$only" != theirs ]; then
     build=$(cd "$build" 2>/dev/null && pwd) || { echo "compare.sh: no build directory $build" >&2; exit 2; }
@@ -73,6 +83,14 @@ theirs_flags=${THEIRS_FLAGS:---allow-run-as-root --oversubscribe}
 theirs_mca=${THEIRS_MCA:-}
 ours_flags=${OURS_FLAGS:-}
 cflags=${BENCH_CFLAGS:--O2 -std=gnu11}
+case "$fabric" in
+tcp)
+    ours_flags="$ours_flags -x SHMEM_FORCE_FABRIC=1 -x SHMEM_OFI_PROVIDER=tcp -x SHMEM_OFI_DOMAIN=lo"
+    theirs_mca="$theirs_mca -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo" ;;
+shm)
+    ours_flags="$ours_flags -x SHMEM_FORCE_FABRIC=1 -x SHMEM_OFI_PROVIDER=shm"
+    theirs_mca="$theirs_mca -x UCX_TLS=sm,self" ;;
+esac
 
 do_ours=1; do_theirs=1
 [ "$only" = ours ] && do_theirs=0
@@ -104,6 +122,7 @@ say() { printf '%s\n' "$*" >&2; }
 core="put_lat get_lat pingpong_lat put_bw get_bw bibw amo_lat barrier_lat msg_rate"
 optional="coll_lat"
 apps="apps/stencil apps/transpose apps/wavefront apps/bucket_sort"
+[ -n "$fabric" ] && apps="" # the micro-benchmarks only
 for side in ours theirs; do
     [ $side = ours ] && [ $do_ours = 0 ] && continue
     [ $side = theirs ] && [ $do_theirs = 0 ] && continue
@@ -133,6 +152,10 @@ runs=(
     "amo_lat" "barrier_lat" "msg_rate" "coll_lat"
     "apps/stencil" "apps/transpose" "apps/wavefront" "apps/bucket_sort"
 )
+if [ -n "$fabric" ]; then
+    runs=("put_lat" "put_lat --nbi" "get_lat" "pingpong_lat" "put_bw" "put_bw --nbi" "get_bw"
+          "bibw" "amo_lat" "barrier_lat" "msg_rate" "coll_lat")
+fi
 quick_args() {
     case "$1" in
     put_lat|get_lat) echo "-e 1M -n 300 -w 30" ;;

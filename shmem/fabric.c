@@ -287,6 +287,26 @@ static void progress_stop(void) {
 
 /* ----------------------------------------------------------- waiting */
 
+/* One turn of a wait for the fabric: every 256 turns, end the job when the
+ * wait has run past SHMEM_OFI_TIMEOUT (pe < 0: transfers to several PEs). */
+static void wait_turn(struct shmemi_spin *s, unsigned turn, double *deadline, int pe,
+                      const char *fn) {
+    if ((turn & 255) == 0) {
+        double t = now_s();
+        if (!*deadline)
+            *deadline = t + shmemi_fab.timeout_s;
+        else if (t > *deadline && pe >= 0)
+            shmemi_fatal("%s: a transfer to PE %d did not complete within %g s on the fabric "
+                         "(%s; SHMEM_OFI_TIMEOUT)",
+                         fn, pe, shmemi_fab.timeout_s, shmemi_fab.prov);
+        else if (t > *deadline)
+            shmemi_fatal("%s: transfers did not complete within %g s on the fabric (%s; "
+                         "SHMEM_OFI_TIMEOUT)",
+                         fn, shmemi_fab.timeout_s, shmemi_fab.prov);
+    }
+    shmemi_spin(s);
+}
+
 void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
     if (fi_cntr_read(e->cntr) >= target)
         return;
@@ -295,24 +315,11 @@ void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) 
     for (unsigned turn = 1;; turn++) {
         shmemi_fab_progress(e);
         if (fi_cntr_read(e->cntr) >= target)
-            return;
+            break;
         shmemi_fab_check(e, fn);
-        if ((turn & 255) == 0) {
-            double t = now_s();
-            if (!deadline)
-                deadline = t + shmemi_fab.timeout_s;
-            else if (t > deadline) {
-                if (pe >= 0)
-                    shmemi_fatal("%s: a transfer to PE %d did not complete within %g s on the "
-                                 "fabric (%s; SHMEM_OFI_TIMEOUT)",
-                                 fn, pe, shmemi_fab.timeout_s, shmemi_fab.prov);
-                shmemi_fatal("%s: transfers did not complete within %g s on the fabric (%s; "
-                             "SHMEM_OFI_TIMEOUT)",
-                             fn, shmemi_fab.timeout_s, shmemi_fab.prov);
-            }
-        }
-        shmemi_spin(&s);
+        wait_turn(&s, turn, &deadline, pe, fn);
     }
+    shmemi_spin_end(&s);
 }
 
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
@@ -321,22 +328,14 @@ void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
     for (unsigned turn = 1;; turn++) {
         /* Acquire: pairs with the release of complete(). */
         if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
-            return;
+            break;
         shmemi_fab_progress(e);
         if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
-            return;
+            break;
         shmemi_fab_check(e, fn);
-        if ((turn & 255) == 0) {
-            double t = now_s();
-            if (!deadline)
-                deadline = t + shmemi_fab.timeout_s;
-            else if (t > deadline)
-                shmemi_fatal("%s: a transfer to PE %d did not complete within %g s on the fabric "
-                             "(%s; SHMEM_OFI_TIMEOUT)",
-                             fn, q->pe, shmemi_fab.timeout_s, shmemi_fab.prov);
-        }
-        shmemi_spin(&s);
+        wait_turn(&s, turn, &deadline, q->pe, fn);
     }
+    shmemi_spin_end(&s);
 }
 
 /* A readback quiet: a read from every PE written to since the last quiet
