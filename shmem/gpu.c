@@ -369,8 +369,11 @@ static void device_queues(struct shmemi_device_state *st, const char *fn) {
         if (!doorbell) {
             a.complete = &lines[pe].complete;
             a.flags = SDMA_QUEUE_TAGGED; /* kernels publish tagged slots (sdma/ring.h) */
-        } else if (!own_ring) {
-            a.flags = SDMA_QUEUE_GPU_PRODUCER; /* hardware ring in the GPU's memory */
+        } else {
+            /* Kernels write the packets and ring the doorbell; nobody kicks the
+             * engine for them (and a hardware ring of its own goes in the
+             * GPU's memory). */
+            a.flags = SDMA_QUEUE_GPU_PRODUCER;
         }
         struct sdma_queue *q = shmemi_device_queue_open((int)pe, &a);
         view[pe].ring = *sdma_queue_ring(q);

@@ -75,6 +75,7 @@ int main(void) {
     sdma_queue_attr_init(&a);
     a.ring_bytes = RING_BYTES;
     a.label = "gpu-producers";
+    a.flags = SDMA_QUEUE_GPU_PRODUCER; /* kernels write it: nobody kicks the engine */
     a.ring = ring_h;
     a.ctl = &w_h->ctl;
     a.rptr = &w_h->rptr;
