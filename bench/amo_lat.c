@@ -24,19 +24,13 @@ static const char *const op_name[OP_COUNT] = {"fetch_add", "compare_swap", "swap
 
 #define AMO_BODY(T, var, op)                                                                       \
     switch (op) {                                                                                  \
-    case OP_FETCH_ADD:                                                                             \
-        sink += shmem_##T##_atomic_fetch_add(&var, 1, 1);                                          \
-        break;                                                                                     \
+    case OP_FETCH_ADD: sink += shmem_##T##_atomic_fetch_add(&var, 1, 1); break;                    \
     case OP_COMPARE_SWAP:                                                                          \
-        /* cond never matches after the first call: the usual failed-CAS probe */                 \
+        /* cond never matches after the first call: the usual failed-CAS probe */                  \
         sink += shmem_##T##_atomic_compare_swap(&var, -1, (T)i, 1);                                \
         break;                                                                                     \
-    case OP_SWAP:                                                                                  \
-        sink += shmem_##T##_atomic_swap(&var, (T)i, 1);                                            \
-        break;                                                                                     \
-    case OP_FETCH:                                                                                 \
-        sink += shmem_##T##_atomic_fetch(&var, 1);                                                 \
-        break;                                                                                     \
+    case OP_SWAP: sink += shmem_##T##_atomic_swap(&var, (T)i, 1); break;                           \
+    case OP_FETCH: sink += shmem_##T##_atomic_fetch(&var, 1); break;                               \
     default:                                                                                       \
         shmem_##T##_atomic_add(&var, 1, 1);                                                        \
         shmem_quiet();                                                                             \
@@ -44,8 +38,7 @@ static const char *const op_name[OP_COUNT] = {"fetch_add", "compare_swap", "swap
     }
 
 #define AMO_RUN(T, var)                                                                            \
-    static double run_##T(const struct bench_opts *o, enum op op)                                  \
-    {                                                                                              \
+    static double run_##T(const struct bench_opts *o, enum op op) {                                \
         long n = o->iters, w = o->warmup;                                                          \
         double *t = bench_samples(n);                                                              \
         for (long i = -w; i < n; i++) {                                                            \
@@ -61,10 +54,14 @@ static const char *const op_name[OP_COUNT] = {"fetch_add", "compare_swap", "swap
 AMO_RUN(int, ivar)
 AMO_RUN(long, lvar)
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 8, .factor = 2, .iters = 10000,
-                           .warmup = 1000, .window = 1, .name = "amo_lat"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 8,
+                           .factor = 2,
+                           .iters = 10000,
+                           .warmup = 1000,
+                           .window = 1,
+                           .name = "amo_lat"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);

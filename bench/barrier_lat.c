@@ -8,8 +8,7 @@
  */
 #include "common.h"
 
-static double run(const struct bench_opts *o, int sync_only)
-{
+static double run(const struct bench_opts *o, int sync_only) {
     long n = o->iters, w = o->warmup;
     double *t = bench_samples(n);
     shmem_barrier_all();
@@ -26,10 +25,14 @@ static double run(const struct bench_opts *o, int sync_only)
     return bench_max_over_pes(bench_median(t, n) / 1e3);
 }
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 8, .factor = 2, .iters = 10000,
-                           .warmup = 1000, .window = 1, .name = "barrier_lat"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 8,
+                           .factor = 2,
+                           .iters = 10000,
+                           .warmup = 1000,
+                           .window = 1,
+                           .name = "barrier_lat"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_header(&o, "shmem_barrier_all / shmem_sync_all, all PEs, max over PEs of the median");

@@ -33,28 +33,35 @@
 #define COLL_API_16 0
 #endif
 
-enum coll { C_BCAST, C_FCOLLECT, C_ALLTOALL, C_RED_LONG, C_RED_DOUBLE, C_INSCAN, C_EXSCAN,
-            C_COUNT };
-static const char *const coll_name[C_COUNT] = {"bcast_lat",           "fcollect_lat",
-                                               "alltoall_lat",        "reduce_long_sum_lat",
-                                               "reduce_double_sum_lat", "inscan_long_lat",
-                                               "exscan_long_lat"};
+enum coll {
+    C_BCAST,
+    C_FCOLLECT,
+    C_ALLTOALL,
+    C_RED_LONG,
+    C_RED_DOUBLE,
+    C_INSCAN,
+    C_EXSCAN,
+    C_COUNT
+};
+static const char *const coll_name[C_COUNT] = {
+    "bcast_lat",           "fcollect_lat",          "alltoall_lat",
+    "reduce_long_sum_lat", "reduce_double_sum_lat", "inscan_long_lat",
+    "exscan_long_lat"};
 /* The scans exist from 1.6 on: with an older library their rows are left out. */
 #define COLL_LAST (COLL_API_16 ? C_COUNT : C_INSCAN)
 
 #if !COLL_API_15
-static long psync[SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
-                      ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE
-                                                                           : SHMEM_ALLTOALL_SYNC_SIZE)
-                      : (SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
-                             ? SHMEM_COLLECT_SYNC_SIZE
-                             : SHMEM_ALLTOALL_SYNC_SIZE)];
+static long
+    psync[SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
+              ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE
+                                                                   : SHMEM_ALLTOALL_SYNC_SIZE)
+              : (SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE
+                                                                    : SHMEM_ALLTOALL_SYNC_SIZE)];
 static long *lwrk;
 static double *dwrk;
 #endif
 
-static void do_coll(enum coll c, char *dst, char *src, size_t size)
-{
+static void do_coll(enum coll c, char *dst, char *src, size_t size) {
     size_t n64 = size / 8;
 #if COLL_API_15
     switch (c) {
@@ -85,8 +92,7 @@ static void do_coll(enum coll c, char *dst, char *src, size_t size)
 }
 
 static double run(const struct bench_opts *o, long n, long w, enum coll c, char *dst, char *src,
-                  size_t size)
-{
+                  size_t size) {
     double *t = bench_samples(n);
     for (long i = -w; i < n; i++) {
         /* the barrier also makes the one pSync safe to reuse (1.4 API) */
@@ -107,10 +113,14 @@ static double run(const struct bench_opts *o, long n, long w, enum coll c, char 
     return bench_max_over_pes(bench_median(t, n) / 1e3);
 }
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = BENCH_MIB, .factor = 2, .iters = 1000,
-                           .warmup = 100, .window = 1, .name = "coll_lat"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = BENCH_MIB,
+                           .factor = 2,
+                           .iters = 1000,
+                           .warmup = 100,
+                           .window = 1,
+                           .name = "coll_lat"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     if (o.min_size < 8)

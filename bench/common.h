@@ -41,36 +41,33 @@
 #define BENCH_MIB ((size_t)1 << 20)
 
 struct bench_opts {
-    size_t min_size;   /* -b */
-    size_t max_size;   /* -e */
-    size_t factor;     /* -f */
-    long iters;        /* -n */
-    long warmup;       /* -w */
-    long window;       /* -W */
-    int nbi;           /* --nbi */
-    int csv;           /* --csv */
-    const char *name;  /* program name, for messages */
+    size_t min_size;  /* -b */
+    size_t max_size;  /* -e */
+    size_t factor;    /* -f */
+    long iters;       /* -n */
+    long warmup;      /* -w */
+    long window;      /* -W */
+    int nbi;          /* --nbi */
+    int csv;          /* --csv */
+    const char *name; /* program name, for messages */
 };
 
 /* Cost of one clock read, subtracted from every timed iteration. */
 static double bench_clock_overhead_ns;
 
-static inline double bench_now_ns(void)
-{
+static inline double bench_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int bench_cmp_double(const void *a, const void *b)
-{
+static int bench_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 /* Median of v[0..n-1]; sorts v in place. */
-static inline double bench_median(double *v, long n)
-{
+static inline double bench_median(double *v, long n) {
     if (n <= 0)
         return 0.0;
     qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
@@ -78,8 +75,7 @@ static inline double bench_median(double *v, long n)
 }
 
 /* Median cost of a clock read (two back-to-back reads), in ns. */
-static inline double bench_calibrate_clock(void)
-{
+static inline double bench_calibrate_clock(void) {
     enum { N = 2001 };
     static double d[N];
     for (int i = 0; i < N; i++) {
@@ -91,14 +87,12 @@ static inline double bench_calibrate_clock(void)
 }
 
 /* Elapsed ns between two clock reads, less the clock's own cost (never < 0). */
-static inline double bench_elapsed_ns(double t0, double t1)
-{
+static inline double bench_elapsed_ns(double t0, double t1) {
     double e = t1 - t0 - bench_clock_overhead_ns;
     return e > 0.0 ? e : 0.0;
 }
 
-static void bench_die(const char *name, const char *msg, const char *arg)
-{
+static void bench_die(const char *name, const char *msg, const char *arg) {
     if (shmem_my_pe() == 0)
         fprintf(stderr, "%s: %s%s%s\n", name, msg, arg ? " " : "", arg ? arg : "");
     shmem_global_exit(2);
@@ -106,16 +100,27 @@ static void bench_die(const char *name, const char *msg, const char *arg)
 }
 
 /* "4096", "4K", "4M", "1G" -> bytes; 0 on a malformed value. */
-static inline size_t bench_parse_size(const char *s)
-{
+static inline size_t bench_parse_size(const char *s) {
     char *end = NULL;
     unsigned long long v = strtoull(s, &end, 10);
     if (end == s)
         return 0;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'B' || *end == 'b')
@@ -123,8 +128,7 @@ static inline size_t bench_parse_size(const char *s)
     return *end ? 0 : (size_t)v;
 }
 
-static inline long bench_parse_long(const char *name, const char *s)
-{
+static inline long bench_parse_long(const char *name, const char *s) {
     char *end = NULL;
     long v = strtol(s, &end, 10);
     if (end == s || *end || v < 0)
@@ -132,8 +136,7 @@ static inline long bench_parse_long(const char *name, const char *s)
     return v;
 }
 
-static void bench_usage(const struct bench_opts *o, const char *extra)
-{
+static void bench_usage(const struct bench_opts *o, const char *extra) {
     if (shmem_my_pe() != 0)
         return;
     fprintf(stderr,
@@ -149,8 +152,7 @@ static void bench_usage(const struct bench_opts *o, const char *extra)
  * Parse the shared vocabulary.  `o` holds the program's defaults on entry.
  * Call after shmem_init().  Unknown options end the job.
  */
-static inline void bench_parse(struct bench_opts *o, int argc, char **argv, const char *extra)
-{
+static inline void bench_parse(struct bench_opts *o, int argc, char **argv, const char *extra) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
@@ -198,8 +200,7 @@ static inline void bench_parse(struct bench_opts *o, int argc, char **argv, cons
 }
 
 /* Next size of the sweep; returns 0 past the end. */
-static inline size_t bench_next_size(const struct bench_opts *o, size_t s)
-{
+static inline size_t bench_next_size(const struct bench_opts *o, size_t s) {
     if (s >= o->max_size)
         return 0;
     return (s > o->max_size / o->factor) ? o->max_size : s * o->factor;
@@ -210,8 +211,8 @@ static inline size_t bench_next_size(const struct bench_opts *o, size_t s)
  * that one size moves at most `budget` bytes (never below 10 iterations).
  * Warm-up is capped the same way.
  */
-static inline long bench_iters_for(const struct bench_opts *o, size_t bytes_per_iter, size_t budget)
-{
+static inline long bench_iters_for(const struct bench_opts *o, size_t bytes_per_iter,
+                                   size_t budget) {
     long n = o->iters;
     if (bytes_per_iter > 0 && (size_t)n > budget / bytes_per_iter)
         n = (long)(budget / bytes_per_iter);
@@ -220,16 +221,14 @@ static inline long bench_iters_for(const struct bench_opts *o, size_t bytes_per_
     return n < o->iters ? n : o->iters;
 }
 
-static inline long bench_warmup_for(const struct bench_opts *o, long iters)
-{
+static inline long bench_warmup_for(const struct bench_opts *o, long iters) {
     long w = o->warmup;
     long cap = iters / 5 + 1;
     return w < cap ? w : cap;
 }
 
 /* Samples buffer of at least n doubles (grown on demand, never freed). */
-static inline double *bench_samples(long n)
-{
+static inline double *bench_samples(long n) {
     static double *buf;
     static long cap;
     if (n > cap) {
@@ -246,8 +245,7 @@ static inline double *bench_samples(long n)
 }
 
 /* Human header: the library and what the program measures (PE 0, not in CSV). */
-static inline void bench_header(const struct bench_opts *o, const char *what)
-{
+static inline void bench_header(const struct bench_opts *o, const char *what) {
     if (shmem_my_pe() != 0 || o->csv)
         return;
     char lib[SHMEM_MAX_NAME_LEN + 1];
@@ -256,16 +254,15 @@ static inline void bench_header(const struct bench_opts *o, const char *what)
     shmem_info_get_name(lib);
     shmem_info_get_version(&major, &minor);
     printf("# %s: %s\n", o->name, what);
-    printf("# library: %s (OpenSHMEM %d.%d), %d PEs, statistic: median over iterations\n", lib, major,
-           minor, shmem_n_pes());
+    printf("# library: %s (OpenSHMEM %d.%d), %d PEs, statistic: median over iterations\n", lib,
+           major, minor, shmem_n_pes());
     printf("%-24s %10s %-12s %14s  %s\n", "# bench", "size", "metric", "value", "unit");
     fflush(stdout);
 }
 
 /* One measurement line (printed by PE 0 only). */
 static inline void bench_report(const struct bench_opts *o, const char *bench, size_t size,
-                                const char *metric, double value, const char *unit)
-{
+                                const char *metric, double value, const char *unit) {
     if (shmem_my_pe() != 0)
         return;
     if (o->csv)
@@ -276,8 +273,7 @@ static inline void bench_report(const struct bench_opts *o, const char *bench, s
 }
 
 /* At least two PEs, or the program has nothing to measure. */
-static inline void bench_require_pes(const struct bench_opts *o, int n)
-{
+static inline void bench_require_pes(const struct bench_opts *o, int n) {
     if (shmem_n_pes() < n) {
         if (shmem_my_pe() == 0)
             fprintf(stderr, "%s: needs at least %d PEs (run with oshrun -np %d)\n", o->name, n, n);
@@ -295,8 +291,7 @@ static inline void bench_require_pes(const struct bench_opts *o, int n)
 static long bench_pair_flag;
 static long bench_pair_seq;
 
-static inline void bench_pair_sync(void)
-{
+static inline void bench_pair_sync(void) {
     int me = shmem_my_pe();
     if (me > 1)
         return;
@@ -308,8 +303,7 @@ static inline void bench_pair_sync(void)
 }
 
 /* Symmetric allocation that ends the job on failure; touched so no page faults are timed. */
-static inline void *bench_shmalloc(const struct bench_opts *o, size_t bytes)
-{
+static inline void *bench_shmalloc(const struct bench_opts *o, size_t bytes) {
     void *p = shmem_malloc(bytes ? bytes : 1);
     if (!p)
         bench_die(o->name, "shmem_malloc failed (symmetric heap too small?)", NULL);
@@ -317,8 +311,7 @@ static inline void *bench_shmalloc(const struct bench_opts *o, size_t bytes)
     return p;
 }
 
-static inline void *bench_malloc(const struct bench_opts *o, size_t bytes)
-{
+static inline void *bench_malloc(const struct bench_opts *o, size_t bytes) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
         bench_die(o->name, "malloc failed", NULL);
@@ -330,8 +323,7 @@ static inline void *bench_malloc(const struct bench_opts *o, size_t bytes)
  * Largest value over all PEs, known at PE 0 (for collectives, where the
  * operation is complete when the slowest PE is done).  All PEs call it.
  */
-static inline double bench_max_over_pes(double v)
-{
+static inline double bench_max_over_pes(double v) {
     static double *slots;
     int n = shmem_n_pes();
     if (!slots) {

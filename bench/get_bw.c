@@ -9,10 +9,14 @@
  */
 #include "common.h"
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 4 * BENCH_MIB, .factor = 2, .iters = 200,
-                           .warmup = 20, .window = 64, .name = "get_bw"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 4 * BENCH_MIB,
+                           .factor = 2,
+                           .iters = 200,
+                           .warmup = 20,
+                           .window = 64,
+                           .name = "get_bw"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);

@@ -8,10 +8,14 @@
  */
 #include "common.h"
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 4 * BENCH_MIB, .factor = 2, .iters = 1000,
-                           .warmup = 100, .window = 1, .name = "get_lat"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 4 * BENCH_MIB,
+                           .factor = 2,
+                           .iters = 1000,
+                           .warmup = 100,
+                           .window = 1,
+                           .name = "get_lat"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);

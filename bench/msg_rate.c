@@ -14,8 +14,7 @@
 
 #define AREA BENCH_MIB
 
-static double run(const struct bench_opts *o, int kind, char *dst, const char *src, size_t size)
-{
+static double run(const struct bench_opts *o, int kind, char *dst, const char *src, size_t size) {
     long n = o->iters, w = o->warmup;
     double *t = bench_samples(n);
     size_t stride = (size + 7) & ~(size_t)7;
@@ -41,10 +40,14 @@ static double run(const struct bench_opts *o, int kind, char *dst, const char *s
     return (double)o->window / bench_median(t, n) * 1e3;
 }
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 8, .factor = 2, .iters = 2000,
-                           .warmup = 200, .window = 256, .name = "msg_rate"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 8,
+                           .factor = 2,
+                           .iters = 2000,
+                           .warmup = 200,
+                           .window = 256,
+                           .name = "msg_rate"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);

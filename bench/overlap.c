@@ -14,25 +14,27 @@
 static volatile double sink;
 
 /* A compute kernel that touches no memory: n iterations of dependent math. */
-static void compute(long n)
-{
+static void compute(long n) {
     double x = 1.0;
     for (long i = 0; i < n; i++)
         x = x * 1.0000001 + 1e-9;
     sink = x;
 }
 
-static double time_compute(long n)
-{
+static double time_compute(long n) {
     double t0 = bench_now_ns();
     compute(n);
     return bench_elapsed_ns(t0, bench_now_ns());
 }
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = BENCH_MIB, .max_size = 64 * BENCH_MIB, .factor = 4,
-                           .iters = 20, .warmup = 3, .window = 1, .name = "overlap"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = BENCH_MIB,
+                           .max_size = 64 * BENCH_MIB,
+                           .factor = 4,
+                           .iters = 20,
+                           .warmup = 3,
+                           .window = 1,
+                           .name = "overlap"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);
@@ -45,7 +47,8 @@ int main(int argc, char **argv)
     for (size_t size = o.min_size; size; size = bench_next_size(&o, size)) {
         if (me == 0) {
             long n = o.iters, w = o.warmup;
-            double *tc = bench_malloc(&o, 3 * (size_t)n * sizeof(double)), *tp = tc + n, *tb = tp + n;
+            double *tc = bench_malloc(&o, 3 * (size_t)n * sizeof(double)), *tp = tc + n,
+                   *tb = tp + n;
             /* Calibrate the compute loop to the transfer time. */
             for (long i = 0; i < w; i++) {
                 shmem_putmem_nbi(dst, src, size, 1);

@@ -14,10 +14,14 @@
 
 static long flag;
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 8, .factor = 2, .iters = 10000,
-                           .warmup = 1000, .window = 1, .name = "pingpong_lat"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 8,
+                           .factor = 2,
+                           .iters = 10000,
+                           .warmup = 1000,
+                           .window = 1,
+                           .name = "pingpong_lat"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);

@@ -130,8 +130,13 @@ static void putmem_series(size_t s, long n, long w) {
 }
 
 int main(int argc, char **argv) {
-    o = (struct bench_opts){.min_size = BENCH_MIB, .max_size = 16 * BENCH_MIB, .factor = 4,
-                            .iters = 1000, .warmup = 100, .window = 1, .name = "plan_round"};
+    o = (struct bench_opts){.min_size = BENCH_MIB,
+                            .max_size = 16 * BENCH_MIB,
+                            .factor = 4,
+                            .iters = 1000,
+                            .warmup = 100,
+                            .window = 1,
+                            .name = "plan_round"};
     shmem_init();
     /* This program's own options, taken out before the shared vocabulary. */
     int kept = 1;
@@ -150,8 +155,9 @@ int main(int argc, char **argv) {
     bench_require_pes(&o, 2);
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    bench_header(&o, tiles ? "triggered plan rounds, tile schedule" : "triggered plan rounds, "
-                                                                     "row schedule");
+    bench_header(&o, tiles ? "triggered plan rounds, tile schedule"
+                           : "triggered plan rounds, "
+                             "row schedule");
     if (o.min_size < OVERHEAD_SIZE)
         o.min_size = OVERHEAD_SIZE;
     buf = bench_shmalloc(&o, (size_t)npes * o.max_size);

@@ -10,10 +10,14 @@
  */
 #include "common.h"
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = 8, .max_size = 4 * BENCH_MIB, .factor = 2, .iters = 1000,
-                           .warmup = 100, .window = 1, .name = "put_lat"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = 8,
+                           .max_size = 4 * BENCH_MIB,
+                           .factor = 2,
+                           .iters = 1000,
+                           .warmup = 100,
+                           .window = 1,
+                           .name = "put_lat"};
     shmem_init();
     bench_parse(&o, argc, argv, NULL);
     bench_require_pes(&o, 2);

@@ -24,16 +24,19 @@
 
 static double a[MAXN], b[MAXN], c[MAXN];
 
-static void triad(size_t n, double s)
-{
+static void triad(size_t n, double s) {
     for (size_t i = 0; i < n; i++)
         a[i] = b[i] + s * c[i];
 }
 
-int main(int argc, char **argv)
-{
-    struct bench_opts o = {.min_size = MAXB, .max_size = MAXB, .factor = 2, .iters = 10,
-                           .warmup = 0, .window = 1, .name = "static_triad"};
+int main(int argc, char **argv) {
+    struct bench_opts o = {.min_size = MAXB,
+                           .max_size = MAXB,
+                           .factor = 2,
+                           .iters = 10,
+                           .warmup = 0,
+                           .window = 1,
+                           .name = "static_triad"};
     shmem_init();
     bench_parse(&o, argc, argv, "  -e: bytes per array (at most 64M)\n");
     if (o.max_size > MAXB)
@@ -59,8 +62,8 @@ int main(int argc, char **argv)
         bench_die(o.name, "wrong result", NULL);
     bench_report(&o, "static_triad", o.max_size, "first_pass", first, "ms");
     bench_report(&o, "static_triad", o.max_size, "pass_median", med, "ms");
-    bench_report(&o, "static_triad", o.max_size, "bw_median", 3.0 * (double)o.max_size / (med * 1e-3) * 1e-6,
-                 "MB/s");
+    bench_report(&o, "static_triad", o.max_size, "bw_median",
+                 3.0 * (double)o.max_size / (med * 1e-3) * 1e-6, "MB/s");
     shmem_finalize();
     return 0;
 }

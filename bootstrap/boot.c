@@ -11,8 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int boot_fail(char *buf, size_t len, int status, const char *fmt, ...)
-{
+int boot_fail(char *buf, size_t len, int status, const char *fmt, ...) {
     if (buf && len > 0) {
         va_list ap;
         va_start(ap, fmt);
@@ -22,8 +21,7 @@ int boot_fail(char *buf, size_t len, int status, const char *fmt, ...)
     return status;
 }
 
-int boot_parse_int(const char *s, int lo, int hi, int *out)
-{
+int boot_parse_int(const char *s, int lo, int hi, int *out) {
     char *end;
     long v;
 
@@ -37,8 +35,7 @@ int boot_parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-void boot_exit_after_grace(int fd, int status, int grace_ms)
-{
+void boot_exit_after_grace(int fd, int status, int grace_ms) {
     fflush(NULL);
     if (fd >= 0) {
         /* Wait for the launcher to close our connection (it kills the job). */
@@ -55,35 +52,30 @@ void boot_exit_after_grace(int fd, int status, int grace_ms)
 
 /* ---- self: one PE, no launcher ---------------------------------------- */
 
-static int self_allgather(struct boot *b, const void *in, void *out, size_t len)
-{
+static int self_allgather(struct boot *b, const void *in, void *out, size_t len) {
     (void)b;
     if (len)
         memmove(out, in, len);
     return BOOT_OK;
 }
 
-static int self_barrier(struct boot *b)
-{
+static int self_barrier(struct boot *b) {
     (void)b;
     return BOOT_OK;
 }
 
-static void self_abort(struct boot *b, int status, const char *msg)
-{
+static void self_abort(struct boot *b, int status, const char *msg) {
     (void)b;
     (void)msg;
     boot_exit_after_grace(-1, status, 0);
 }
 
-static int self_finalize(struct boot *b)
-{
+static int self_finalize(struct boot *b) {
     free(b);
     return BOOT_OK;
 }
 
-int boot_self_open(struct boot **out, char *err, size_t errlen)
-{
+int boot_self_open(struct boot **out, char *err, size_t errlen) {
     struct boot *b = calloc(1, sizeof *b);
     if (!b)
         return boot_fail(err, errlen, BOOT_ERR_NOMEM, "bootstrap: out of memory");
@@ -102,8 +94,7 @@ int boot_self_open(struct boot **out, char *err, size_t errlen)
 
 /* ---- selection --------------------------------------------------------- */
 
-int boot_open(struct boot **out, char *err, size_t errlen)
-{
+int boot_open(struct boot **out, char *err, size_t errlen) {
     const char *v;
 
     if (getenv(BOOT_ENV_FD))
@@ -114,9 +105,10 @@ int boot_open(struct boot **out, char *err, size_t errlen)
      * unrelated one-PE jobs. */
     v = getenv("PMI_SIZE");
     if (v && strcmp(v, "1") != 0)
-        return boot_fail(err, errlen, BOOT_ERR_UNSUPPORTED,
-                         "bootstrap: started by a PMI-1/PMI-2 launcher (PMI_SIZE=%s); "
-                         "use oshrun or a PMIx launcher (Open MPI's mpirun, prterun, srun --mpi=pmix)",
-                         v);
+        return boot_fail(
+            err, errlen, BOOT_ERR_UNSUPPORTED,
+            "bootstrap: started by a PMI-1/PMI-2 launcher (PMI_SIZE=%s); "
+            "use oshrun or a PMIx launcher (Open MPI's mpirun, prterun, srun --mpi=pmix)",
+            v);
     return boot_self_open(out, err, errlen);
 }

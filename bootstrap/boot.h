@@ -13,10 +13,10 @@
 #include <stddef.h>
 
 struct boot {
-    const char *name;   /* "local", "pmix" or "self" */
-    int rank;           /* 0 .. size-1 */
+    const char *name; /* "local", "pmix" or "self" */
+    int rank;         /* 0 .. size-1 */
     int size;
-    int local_rank;     /* rank among the PEs of this node */
+    int local_rank; /* rank among the PEs of this node */
     int local_size;
     /* Gather `len` bytes from every rank into out[rank * len]. Collective. */
     int (*allgather)(struct boot *b, const void *in, void *out, size_t len);

@@ -22,14 +22,10 @@ struct boot_local {
     int fd;
 };
 
-static int local_fd(struct boot *b)
-{
-    return ((struct boot_local *)b->impl)->fd;
-}
+static int local_fd(struct boot *b) { return ((struct boot_local *)b->impl)->fd; }
 
 /* Translate a launch_proto status into a bootstrap status and a reason. */
-static int local_fail(struct boot *b, int rc, const char *what)
-{
+static int local_fail(struct boot *b, int rc, const char *what) {
     int err = errno;
     if (rc == BOOT_PROTO_ERR_CLOSED || rc == BOOT_PROTO_ERR_TRUNCATED ||
         (rc == BOOT_PROTO_ERR_SYS && (err == EPIPE || err == ECONNRESET)))
@@ -44,16 +40,14 @@ static int local_fail(struct boot *b, int rc, const char *what)
         return boot_fail(b->err, sizeof b->err, BOOT_ERR_NOMEM, "bootstrap: %s: out of memory",
                          what);
     return boot_fail(b->err, sizeof b->err, BOOT_ERR_LAUNCHER,
-                     "bootstrap: %s: bad message from oshrun: %s", what,
-                     boot_proto_strerror(rc));
+                     "bootstrap: %s: bad message from oshrun: %s", what, boot_proto_strerror(rc));
 }
 
 /* Send a request and wait (without a deadline: a collective lasts as long as
  * the slowest PE takes to enter it; a dead launcher closes the socket) for
  * the answer of the same type carrying exactly want_len bytes. */
 static int local_request(struct boot *b, uint16_t type, const void *in, uint32_t len, void *out,
-                         size_t want_len)
-{
+                         size_t want_len) {
     const char *what = boot_msg_type_name(type);
     struct boot_msg_hdr h;
     void *payload = NULL;
@@ -79,8 +73,7 @@ static int local_request(struct boot *b, uint16_t type, const void *in, uint32_t
     return BOOT_OK;
 }
 
-static int local_allgather(struct boot *b, const void *in, void *out, size_t len)
-{
+static int local_allgather(struct boot *b, const void *in, void *out, size_t len) {
     if (len > BOOT_PROTO_MAX_LEN / (size_t)b->size)
         return boot_fail(b->err, sizeof b->err, BOOT_ERR_INVAL,
                          "bootstrap: allgather of %zu bytes from %d PEs is above the %u-byte "
@@ -89,13 +82,11 @@ static int local_allgather(struct boot *b, const void *in, void *out, size_t len
     return local_request(b, BOOT_MSG_ALLGATHER, in, (uint32_t)len, out, len * (size_t)b->size);
 }
 
-static int local_barrier(struct boot *b)
-{
+static int local_barrier(struct boot *b) {
     return local_request(b, BOOT_MSG_BARRIER, NULL, 0, NULL, 0);
 }
 
-static void local_abort(struct boot *b, int status, const char *msg)
-{
+static void local_abort(struct boot *b, int status, const char *msg) {
     int fd = local_fd(b);
     (void)msg;
     fflush(NULL);
@@ -106,8 +97,7 @@ static void local_abort(struct boot *b, int status, const char *msg)
     boot_exit_after_grace(fd, status, LOCAL_ABORT_GRACE_MS);
 }
 
-static int local_finalize(struct boot *b)
-{
+static int local_finalize(struct boot *b) {
     struct boot_local *l = b->impl;
     int rc = boot_proto_send(l->fd, BOOT_MSG_FINALIZE, 0, NULL, 0, LOCAL_SEND_TIMEOUT_MS);
     if (rc)
@@ -118,8 +108,7 @@ static int local_finalize(struct boot *b)
     return rc;
 }
 
-int boot_local_open(struct boot **out, char *err, size_t errlen)
-{
+int boot_local_open(struct boot **out, char *err, size_t errlen) {
     const char *sfd = getenv(BOOT_ENV_FD), *srank = getenv(BOOT_ENV_RANK),
                *ssize = getenv(BOOT_ENV_SIZE);
     int fd, rank, size, rc;
@@ -134,9 +123,8 @@ int boot_local_open(struct boot **out, char *err, size_t errlen)
                          "bootstrap: %s=%s is not a PE count (was the program started by oshrun?)",
                          BOOT_ENV_SIZE, ssize ? ssize : "(unset)");
     if (boot_parse_int(srank, 0, size - 1, &rank))
-        return boot_fail(err, errlen, BOOT_ERR_INVAL,
-                         "bootstrap: %s=%s is not a rank below %s=%d", BOOT_ENV_RANK,
-                         srank ? srank : "(unset)", BOOT_ENV_SIZE, size);
+        return boot_fail(err, errlen, BOOT_ERR_INVAL, "bootstrap: %s=%s is not a rank below %s=%d",
+                         BOOT_ENV_RANK, srank ? srank : "(unset)", BOOT_ENV_SIZE, size);
     if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
         return boot_fail(err, errlen, BOOT_ERR_INVAL,
                          "bootstrap: %s=%d is not an open socket (was the program started by "

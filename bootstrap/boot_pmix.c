@@ -24,15 +24,13 @@ struct boot_pmix {
     unsigned seq; /* allgather calls so far: each uses fresh keys */
 };
 
-static int pmix_fail(char *buf, size_t len, const char *what, pmix_status_t rc)
-{
+static int pmix_fail(char *buf, size_t len, const char *what, pmix_status_t rc) {
     return boot_fail(buf, len, BOOT_ERR_PMIX, "bootstrap: %s failed: %s (PMIx status %d)", what,
                      PMIx_Error_string(rc), (int)rc);
 }
 
 /* Read an unsigned number whatever integer type the server chose. */
-static int value_to_u32(const pmix_value_t *v, uint32_t *out)
-{
+static int value_to_u32(const pmix_value_t *v, uint32_t *out) {
     switch (v->type) {
     case PMIX_UINT8: *out = v->data.uint8; return 0;
     case PMIX_UINT16: *out = v->data.uint16; return 0;
@@ -46,8 +44,7 @@ static int value_to_u32(const pmix_value_t *v, uint32_t *out)
     }
 }
 
-static int get_u32(const pmix_proc_t *p, const char *key, uint32_t *out, char *err, size_t errlen)
-{
+static int get_u32(const pmix_proc_t *p, const char *key, uint32_t *out, char *err, size_t errlen) {
     pmix_value_t *v = NULL;
     pmix_status_t rc = PMIx_Get(p, key, NULL, 0, &v);
     if (rc != PMIX_SUCCESS) {
@@ -63,8 +60,7 @@ static int get_u32(const pmix_proc_t *p, const char *key, uint32_t *out, char *e
     return BOOT_OK;
 }
 
-static int fence(struct boot *b, int collect)
-{
+static int fence(struct boot *b, int collect) {
     pmix_info_t info;
     bool flag = true;
     pmix_status_t rc;
@@ -81,8 +77,7 @@ static int fence(struct boot *b, int collect)
     return BOOT_OK;
 }
 
-static int pmix_allgather(struct boot *b, const void *in, void *out, size_t len)
-{
+static int pmix_allgather(struct boot *b, const void *in, void *out, size_t len) {
     struct boot_pmix *p = b->impl;
     char key[64];
     pmix_status_t rc;
@@ -130,10 +125,7 @@ static int pmix_allgather(struct boot *b, const void *in, void *out, size_t len)
     return BOOT_OK;
 }
 
-static int pmix_barrier(struct boot *b)
-{
-    return fence(b, 0);
-}
+static int pmix_barrier(struct boot *b) { return fence(b, 0); }
 
 /* A non-zero status: exit with it, without finalizing PMIx. The launcher
  * sees a process of the job fail and ends the others (Open MPI's mpirun: "one
@@ -147,8 +139,7 @@ static int pmix_barrier(struct boot *b)
  * about a third of such jobs here, never when the process exits instead.
  * Status 0 cannot end a job that way (the launcher takes a process that exits
  * 0 without finalizing as a failure), so only it asks the launcher. */
-static void pmix_abort(struct boot *b, int status, const char *msg)
-{
+static void pmix_abort(struct boot *b, int status, const char *msg) {
     (void)b;
     fflush(NULL);
     if (boot_exit_code(status) != 0)
@@ -159,8 +150,7 @@ static void pmix_abort(struct boot *b, int status, const char *msg)
     boot_exit_after_grace(-1, status, PMIX_ABORT_GRACE_MS);
 }
 
-static int pmix_finalize(struct boot *b)
-{
+static int pmix_finalize(struct boot *b) {
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     int st = BOOT_OK;
     if (rc != PMIX_SUCCESS)
@@ -170,8 +160,7 @@ static int pmix_finalize(struct boot *b)
     return st;
 }
 
-int boot_pmix_open(struct boot **out, char *err, size_t errlen)
-{
+int boot_pmix_open(struct boot **out, char *err, size_t errlen) {
     struct boot *b = calloc(1, sizeof *b);
     struct boot_pmix *p = calloc(1, sizeof *p);
     pmix_proc_t wild;
@@ -195,8 +184,8 @@ int boot_pmix_open(struct boot **out, char *err, size_t errlen)
         goto err_fini;
     if (size == 0 || size > INT32_MAX || p->me.rank >= size || lsize == 0 || lrank >= lsize) {
         rc = boot_fail(err, errlen, BOOT_ERR_PMIX,
-                       "bootstrap: PMIx gave rank %u of %u, local rank %u of %u", p->me.rank,
-                       size, lrank, lsize);
+                       "bootstrap: PMIx gave rank %u of %u, local rank %u of %u", p->me.rank, size,
+                       lrank, lsize);
         goto err_fini;
     }
 
@@ -223,8 +212,7 @@ err_free:
 
 #else /* !BOOT_HAVE_PMIX */
 
-int boot_pmix_open(struct boot **out, char *err, size_t errlen)
-{
+int boot_pmix_open(struct boot **out, char *err, size_t errlen) {
     (void)out;
     return boot_fail(err, errlen, BOOT_ERR_UNSUPPORTED,
                      "bootstrap: started by a PMIx launcher (PMIX_RANK is set) but this library "

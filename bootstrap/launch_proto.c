@@ -9,8 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *boot_proto_strerror(int status)
-{
+const char *boot_proto_strerror(int status) {
     switch (status) {
     case BOOT_PROTO_OK: return "success";
     case BOOT_PROTO_ERR_SYS: return "system call failed";
@@ -24,8 +23,7 @@ const char *boot_proto_strerror(int status)
     }
 }
 
-const char *boot_msg_type_name(unsigned type)
-{
+const char *boot_msg_type_name(unsigned type) {
     switch (type) {
     case BOOT_MSG_HELLO: return "hello";
     case BOOT_MSG_ALLGATHER: return "allgather";
@@ -36,21 +34,18 @@ const char *boot_msg_type_name(unsigned type)
     }
 }
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
+static void put_u32(unsigned char *p, uint32_t v) {
     p[0] = (unsigned char)v;
     p[1] = (unsigned char)(v >> 8);
     p[2] = (unsigned char)(v >> 16);
     p[3] = (unsigned char)(v >> 24);
 }
 
-static uint32_t get_u32(const unsigned char *p)
-{
+static uint32_t get_u32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-void boot_proto_hdr_encode(unsigned char out[BOOT_PROTO_HDR_SIZE], const struct boot_msg_hdr *h)
-{
+void boot_proto_hdr_encode(unsigned char out[BOOT_PROTO_HDR_SIZE], const struct boot_msg_hdr *h) {
     put_u32(out, BOOT_PROTO_MAGIC);
     out[4] = (unsigned char)h->type;
     out[5] = (unsigned char)(h->type >> 8);
@@ -61,13 +56,12 @@ void boot_proto_hdr_encode(unsigned char out[BOOT_PROTO_HDR_SIZE], const struct 
 }
 
 int boot_proto_hdr_decode(const unsigned char in[BOOT_PROTO_HDR_SIZE], struct boot_msg_hdr *h,
-                          uint32_t max_len)
-{
+                          uint32_t max_len) {
     unsigned type = (unsigned)in[4] | (unsigned)in[5] << 8;
     uint32_t len = get_u32(in + 12);
 
-    if (get_u32(in) != BOOT_PROTO_MAGIC || in[6] != 0 || in[7] != 0 ||
-        type < BOOT_MSG_HELLO || type > BOOT_MSG_FINALIZE)
+    if (get_u32(in) != BOOT_PROTO_MAGIC || in[6] != 0 || in[7] != 0 || type < BOOT_MSG_HELLO ||
+        type > BOOT_MSG_FINALIZE)
         return BOOT_PROTO_ERR_BADHDR;
     if (len > max_len)
         return BOOT_PROTO_ERR_TOOBIG;
@@ -77,16 +71,14 @@ int boot_proto_hdr_decode(const unsigned char in[BOOT_PROTO_HDR_SIZE], struct bo
     return BOOT_PROTO_OK;
 }
 
-static int64_t now_ms(void)
-{
+static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Wait until fd is ready for `events` or the deadline (-1: none) passes. */
-static int wait_fd(int fd, short events, int64_t deadline)
-{
+static int wait_fd(int fd, short events, int64_t deadline) {
     for (;;) {
         struct pollfd p = {.fd = fd, .events = events};
         int t = -1;
@@ -104,8 +96,7 @@ static int wait_fd(int fd, short events, int64_t deadline)
     }
 }
 
-int boot_proto_write_all(int fd, const void *buf, size_t len, int timeout_ms)
-{
+int boot_proto_write_all(int fd, const void *buf, size_t len, int timeout_ms) {
     const unsigned char *p = buf;
     int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
     int use_send = 1;
@@ -140,8 +131,7 @@ int boot_proto_write_all(int fd, const void *buf, size_t len, int timeout_ms)
     return BOOT_PROTO_OK;
 }
 
-int boot_proto_read_all(int fd, void *buf, size_t len, int timeout_ms)
-{
+int boot_proto_read_all(int fd, void *buf, size_t len, int timeout_ms) {
     unsigned char *p = buf;
     size_t got = 0;
     int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
@@ -172,8 +162,7 @@ int boot_proto_read_all(int fd, void *buf, size_t len, int timeout_ms)
 }
 
 int boot_proto_send(int fd, uint16_t type, uint32_t arg, const void *payload, uint32_t len,
-                    int timeout_ms)
-{
+                    int timeout_ms) {
     unsigned char hdr[BOOT_PROTO_HDR_SIZE];
     struct boot_msg_hdr h = {.type = type, .arg = arg, .len = len};
     int64_t start = now_ms();
@@ -190,8 +179,7 @@ int boot_proto_send(int fd, uint16_t type, uint32_t arg, const void *payload, ui
 }
 
 int boot_proto_recv(int fd, struct boot_msg_hdr *h, void **payload, uint32_t max_len,
-                    int timeout_ms)
-{
+                    int timeout_ms) {
     unsigned char hdr[BOOT_PROTO_HDR_SIZE];
     struct boot_msg_hdr m;
     int64_t start = now_ms();
@@ -223,20 +211,15 @@ int boot_proto_recv(int fd, struct boot_msg_hdr *h, void **payload, uint32_t max
     return BOOT_PROTO_OK;
 }
 
-void boot_proto_rx_init(struct boot_proto_rx *rx)
-{
-    memset(rx, 0, sizeof *rx);
-}
+void boot_proto_rx_init(struct boot_proto_rx *rx) { memset(rx, 0, sizeof *rx); }
 
-void boot_proto_rx_fini(struct boot_proto_rx *rx)
-{
+void boot_proto_rx_fini(struct boot_proto_rx *rx) {
     free(rx->payload);
     rx->payload = NULL;
     rx->got = 0;
 }
 
-int boot_proto_rx_step(struct boot_proto_rx *rx, int fd, uint32_t max_len)
-{
+int boot_proto_rx_step(struct boot_proto_rx *rx, int fd, uint32_t max_len) {
     for (;;) {
         unsigned char *dst;
         size_t want;

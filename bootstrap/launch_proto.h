@@ -54,8 +54,7 @@ enum {
 
 /* Process exit code for an abort status: the low 8 bits, but never 0 for a
  * non-zero status (256 would otherwise read as success). */
-static inline int boot_exit_code(int status)
-{
+static inline int boot_exit_code(int status) {
     return (status & 0xff) ? (status & 0xff) : (status ? 1 : 0);
 }
 
@@ -96,7 +95,7 @@ int boot_proto_recv(int fd, struct boot_msg_hdr *h, void **payload, uint32_t max
 /* Incremental receiver for a non-blocking fd (the launcher's event loop). */
 struct boot_proto_rx {
     unsigned char hdr_buf[BOOT_PROTO_HDR_SIZE];
-    size_t got;        /* bytes of the current message received so far */
+    size_t got; /* bytes of the current message received so far */
     struct boot_msg_hdr hdr;
     unsigned char *payload;
 };

@@ -26,8 +26,7 @@ const char *const oshrun_default_env[][2] = {
 };
 const size_t oshrun_n_default_env = sizeof oshrun_default_env / sizeof *oshrun_default_env;
 
-void oshrun_msg(const char *fmt, ...)
-{
+void oshrun_msg(const char *fmt, ...) {
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -38,29 +37,26 @@ void oshrun_msg(const char *fmt, ...)
 
 /* ---- command line ------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "Usage: oshrun [options] program [args...]\n"
-            "Start an OpenSHMEM job of " PRODUCT_NAME ".\n"
-            "\n"
-            "  -np N, -n N          number of PEs (default 1)\n"
-            "  -x VAR[=VAL]         set VAR (or pass it on, with mpirun) for every PE\n"
-            "  --timeout S          end the job after S seconds and exit with 124\n"
-            "  --hosts h1,h2        hosts to run on (also --host, -H); hosts other than this\n"
-            "                       one are started through mpirun\n"
-            "  --version            print the version\n"
-            "  --help               print this help\n"
-            "\n"
-            "On one host the PEs are forked directly. SHMEM_LAUNCHER=mpirun, or remote\n"
-            "hosts, exec mpirun (SHMEM_MPIRUN names it) instead.\n"
-            "Exit status: the first failing PE's exit status (128+N when killed by\n"
-            "signal N, the status of shmem_global_exit), 124 on timeout, 127 when the\n"
-            "program cannot be found, 2 for a bad command line.\n");
+static void usage(FILE *f) {
+    fprintf(f, "Usage: oshrun [options] program [args...]\n"
+               "Start an OpenSHMEM job of " PRODUCT_NAME ".\n"
+               "\n"
+               "  -np N, -n N          number of PEs (default 1)\n"
+               "  -x VAR[=VAL]         set VAR (or pass it on, with mpirun) for every PE\n"
+               "  --timeout S          end the job after S seconds and exit with 124\n"
+               "  --hosts h1,h2        hosts to run on (also --host, -H); hosts other than this\n"
+               "                       one are started through mpirun\n"
+               "  --version            print the version\n"
+               "  --help               print this help\n"
+               "\n"
+               "On one host the PEs are forked directly. SHMEM_LAUNCHER=mpirun, or remote\n"
+               "hosts, exec mpirun (SHMEM_MPIRUN names it) instead.\n"
+               "Exit status: the first failing PE's exit status (128+N when killed by\n"
+               "signal N, the status of shmem_global_exit), 124 on timeout, 127 when the\n"
+               "program cannot be found, 2 for a bad command line.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
+static int usage_error(const char *fmt, const char *arg) {
     fprintf(stderr, "oshrun: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry 'oshrun --help'.\n");
@@ -70,8 +66,7 @@ static int usage_error(const char *fmt, const char *arg)
 /* "--name=value" or "--name value": returns the value and advances *i, or
  * NULL when the option does not match. *missing is set when it matches but
  * has no value. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing) {
     size_t n = strlen(name);
     const char *a = argv[*i];
     if (strncmp(a, name, n) != 0)
@@ -88,8 +83,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 }
 
 /* Returns -1 to continue, or an exit status. */
-static int parse_args(int argc, char **argv, struct opts *o)
-{
+static int parse_args(int argc, char **argv, struct opts *o) {
     static const char *const np_names[] = {"-np", "-n", "--np", "--n"};
     static const char *const host_names[] = {"--hosts", "--host", "-H"};
     int i;
@@ -164,8 +158,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 }
 
 /* Is every host of the list this host? */
-static int hosts_all_local(const char *list)
-{
+static int hosts_all_local(const char *list) {
     char self[256] = "";
     char *copy = strdup(list), *save = NULL, *h;
     int local = 1;
@@ -177,8 +170,8 @@ static int hosts_all_local(const char *list)
     for (h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
         h[strcspn(h, ":")] = '\0'; /* "host:slots" */
         size_t hs = strcspn(h, ".");
-        if (strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 ||
-            strcmp(h, self) == 0 || (hs == self_short && strncmp(h, self, hs) == 0))
+        if (strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, self) == 0 ||
+            (hs == self_short && strncmp(h, self, hs) == 0))
             continue;
         local = 0;
     }
@@ -186,8 +179,7 @@ static int hosts_all_local(const char *list)
     return local;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct opts o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) {

@@ -46,7 +46,7 @@ struct pe {
     int fd; /* -1 once closed */
     struct boot_proto_rx rx;
     int hello, finalized, reaped, in_coll;
-    int64_t closed_at; /* when the connection closed without FINALIZE; -1 if not */
+    int64_t closed_at;      /* when the connection closed without FINALIZE; -1 if not */
     unsigned char *contrib; /* allgather contribution */
 };
 
@@ -67,16 +67,14 @@ struct job {
     uint32_t coll_len;
 };
 
-static int64_t now_ms(void)
-{
+static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Check that execvp() can find and run prog; print why not. */
-static int check_program(const char *prog)
-{
+static int check_program(const char *prog) {
     struct stat st;
 
     if (strchr(prog, '/')) {
@@ -108,21 +106,14 @@ static int check_program(const char *prog)
     return found ? 0 : -1;
 }
 
-static int count_alive(const struct job *j)
-{
-    return j->alive;
-}
+static int count_alive(const struct job *j) { return j->alive; }
 
 /* "PE" or "PEs" after a count. */
-static const char *pes(int n)
-{
-    return n == 1 ? "PE" : "PEs";
-}
+static const char *pes(int n) { return n == 1 ? "PE" : "PEs"; }
 
 /* Signal every PE that is still running (except the one that aborted the
  * job: it exits by itself once its connection closes). */
-static void signal_pes(struct job *j, int sig, int include_aborter)
-{
+static void signal_pes(struct job *j, int sig, int include_aborter) {
     for (int r = 0; r < j->np; r++) {
         struct pe *p = &j->pes[r];
         if (p->pid > 0 && !p->reaped && (include_aborter || r != j->aborter))
@@ -130,8 +121,7 @@ static void signal_pes(struct job *j, int sig, int include_aborter)
     }
 }
 
-static void close_pe(struct pe *p)
-{
+static void close_pe(struct pe *p) {
     if (p->fd >= 0) {
         close(p->fd);
         p->fd = -1;
@@ -143,8 +133,7 @@ static void close_pe(struct pe *p)
  * are consequences and stay quiet. */
 static void job_fail(struct job *j, int status, int sig, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void job_fail(struct job *j, int status, int sig, const char *fmt, ...)
-{
+static void job_fail(struct job *j, int status, int sig, const char *fmt, ...) {
     char line[1024];
     va_list ap;
 
@@ -162,8 +151,7 @@ static void job_fail(struct job *j, int status, int sig, const char *fmt, ...)
 }
 
 /* "an allgather", "a barrier": the collective a PE waits in, for messages. */
-static const char *coll_name(unsigned type)
-{
+static const char *coll_name(unsigned type) {
     switch (type) {
     case BOOT_MSG_ALLGATHER: return "an allgather";
     case BOOT_MSG_BARRIER: return "a barrier";
@@ -171,8 +159,7 @@ static const char *coll_name(unsigned type)
     }
 }
 
-static void coll_reset(struct job *j)
-{
+static void coll_reset(struct job *j) {
     for (int r = 0; r < j->np; r++) {
         j->pes[r].in_coll = 0;
         free(j->pes[r].contrib);
@@ -182,8 +169,7 @@ static void coll_reset(struct job *j)
 }
 
 /* Every PE has entered: answer all of them. */
-static void coll_complete(struct job *j)
-{
+static void coll_complete(struct job *j) {
     unsigned char *all = NULL;
     uint64_t total = (uint64_t)j->coll_len * (uint64_t)j->np;
 
@@ -222,8 +208,7 @@ static void coll_complete(struct job *j)
 }
 
 static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h,
-                       unsigned char **payload)
-{
+                       unsigned char **payload) {
     if (j->ending)
         return;
     switch (h->type) {
@@ -272,8 +257,8 @@ static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h
     }
     case BOOT_MSG_FINALIZE:
         if (p->in_coll)
-            job_fail(j, 1, SIGTERM, "PE %d (pid %d) finalized inside %s", p->rank,
-                     (int)p->pid, coll_name((unsigned)j->coll_type));
+            job_fail(j, 1, SIGTERM, "PE %d (pid %d) finalized inside %s", p->rank, (int)p->pid,
+                     coll_name((unsigned)j->coll_type));
         p->finalized = 1;
         return;
     default:
@@ -283,8 +268,7 @@ static void handle_msg(struct job *j, struct pe *p, const struct boot_msg_hdr *h
 }
 
 /* Read whatever the PE has sent. */
-static void pe_read(struct job *j, struct pe *p)
-{
+static void pe_read(struct job *j, struct pe *p) {
     while (p->fd >= 0) {
         int rc = boot_proto_rx_step(&p->rx, p->fd, BOOT_PROTO_MAX_LEN);
         if (rc == 0)
@@ -297,16 +281,15 @@ static void pe_read(struct job *j, struct pe *p)
          * otherwise the PE's exit status (reaped soon) normally explains it,
          * and the stranded-collective check covers the rest. */
         if ((rc == BOOT_PROTO_ERR_BADHDR || rc == BOOT_PROTO_ERR_TOOBIG) && !j->ending)
-            job_fail(j, 1, SIGTERM, "PE %d (pid %d) sent a bad message: %s", p->rank,
-                     (int)p->pid, boot_proto_strerror(rc));
+            job_fail(j, 1, SIGTERM, "PE %d (pid %d) sent a bad message: %s", p->rank, (int)p->pid,
+                     boot_proto_strerror(rc));
         if (!p->finalized)
             p->closed_at = now_ms();
         close_pe(p);
     }
 }
 
-static void pe_reaped(struct job *j, struct pe *p, int wstatus)
-{
+static void pe_reaped(struct job *j, struct pe *p, int wstatus) {
     p->reaped = 1;
     j->alive--;
     /* Messages it sent before exiting (an ABORT) come first. */
@@ -319,8 +302,8 @@ static void pe_reaped(struct job *j, struct pe *p, int wstatus)
         close_pe(p);
     }
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) != 0) {
-        job_fail(j, WEXITSTATUS(wstatus), SIGTERM, "PE %d (pid %d) exited with status %d",
-                 p->rank, (int)p->pid, WEXITSTATUS(wstatus));
+        job_fail(j, WEXITSTATUS(wstatus), SIGTERM, "PE %d (pid %d) exited with status %d", p->rank,
+                 (int)p->pid, WEXITSTATUS(wstatus));
     } else if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
         job_fail(j, 128 + sig, SIGTERM, "PE %d (pid %d) was killed by signal %d (%s)", p->rank,
@@ -333,13 +316,12 @@ static void pe_reaped(struct job *j, struct pe *p, int wstatus)
             running += !j->pes[r].reaped && !j->pes[r].finalized;
         if (running)
             job_fail(j, 1, SIGTERM,
-                     "PE %d (pid %d) exited without finalizing while %d other %s still %s",
-                     p->rank, (int)p->pid, running, pes(running), running == 1 ? "runs" : "run");
+                     "PE %d (pid %d) exited without finalizing while %d other %s still %s", p->rank,
+                     (int)p->pid, running, pes(running), running == 1 ? "runs" : "run");
     }
 }
 
-static void reap_children(struct job *j)
-{
+static void reap_children(struct job *j) {
     for (;;) {
         int ws;
         pid_t pid = waitpid(-1, &ws, WNOHANG);
@@ -353,8 +335,7 @@ static void reap_children(struct job *j)
     }
 }
 
-static void handle_signals(struct job *j)
-{
+static void handle_signals(struct job *j) {
     struct signalfd_siginfo si;
     while (read(j->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
         int sig = (int)si.ssi_signo;
@@ -373,8 +354,7 @@ static void handle_signals(struct job *j)
 
 /* A collective cannot complete if a PE that has not entered it can no
  * longer do so. */
-static int64_t check_stranded(struct job *j, int64_t now)
-{
+static int64_t check_stranded(struct job *j, int64_t now) {
     int64_t next = -1;
 
     if (j->ending || j->coll_count == 0)
@@ -393,8 +373,7 @@ static int64_t check_stranded(struct job *j, int64_t now)
             if (p->reaped || now >= p->closed_at + STRANDED_GRACE_MS) {
                 job_fail(j, 1, SIGTERM,
                          "PE %d (pid %d) %s without finalizing while PE %d waits in %s", r,
-                         (int)p->pid,
-                         p->reaped ? "exited" : "closed its connection to oshrun",
+                         (int)p->pid, p->reaped ? "exited" : "closed its connection to oshrun",
                          j->coll_first, what);
                 return -1;
             }
@@ -406,8 +385,7 @@ static int64_t check_stranded(struct job *j, int64_t now)
     return next;
 }
 
-static int64_t earliest(int64_t a, int64_t b)
-{
+static int64_t earliest(int64_t a, int64_t b) {
     if (a < 0)
         return b;
     if (b < 0)
@@ -415,8 +393,7 @@ static int64_t earliest(int64_t a, int64_t b)
     return a < b ? a : b;
 }
 
-static void event_loop(struct job *j)
-{
+static void event_loop(struct job *j) {
     struct pollfd *pfd = calloc((size_t)j->np + 1, sizeof *pfd);
     int *who = calloc((size_t)j->np + 1, sizeof *who);
 
@@ -486,8 +463,7 @@ static void event_loop(struct job *j)
 
 /* In the child, between fork and exec. Never returns. */
 static void start_pe(const struct opts *o, int rank, int fd, pid_t parent,
-                     const sigset_t *orig_mask)
-{
+                     const sigset_t *orig_mask) {
     char num[32];
 
     /* Die with oshrun; if it already died, do not start at all. */
@@ -519,13 +495,11 @@ static void start_pe(const struct opts *o, int rank, int fd, pid_t parent,
         setenv(oshrun_default_env[k][0], oshrun_default_env[k][1], 0);
 
     execvp(o->prog_argv[0], o->prog_argv);
-    fprintf(stderr, "oshrun: PE %d: cannot run '%s': %s\n", rank, o->prog_argv[0],
-            strerror(errno));
+    fprintf(stderr, "oshrun: PE %d: cannot run '%s': %s\n", rank, o->prog_argv[0], strerror(errno));
     _exit(EXIT_NOT_FOUND);
 }
 
-static void raise_fd_limit(int need)
-{
+static void raise_fd_limit(int need) {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)need + 64) {
         rl.rlim_cur = rl.rlim_max;
@@ -533,8 +507,7 @@ static void raise_fd_limit(int need)
     }
 }
 
-int oshrun_run_local(const struct opts *o)
-{
+int oshrun_run_local(const struct opts *o) {
     struct job j;
     sigset_t mask, orig;
     pid_t self = getpid();
@@ -582,7 +555,7 @@ int oshrun_run_local(const struct opts *o)
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
             oshrun_msg("cannot create the connection for PE %d: %s%s", r, strerror(errno),
-                errno == EMFILE ? " (raise the open-files limit: ulimit -n)" : "");
+                       errno == EMFILE ? " (raise the open-files limit: ulimit -n)" : "");
             goto out;
         }
         fcntl(sv[0], F_SETFL, O_NONBLOCK);
@@ -624,4 +597,3 @@ out:
         close(j.sigfd);
     return j.status;
 }
-

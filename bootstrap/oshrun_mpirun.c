@@ -15,16 +15,14 @@ extern char **environ;
 /* The library's settings (SHMEM_*) and libfabric's (FI_*) in oshrun's
  * environment: mpirun passes on only what -x names, and the built-in
  * launcher passes on everything. */
-static int passed_on(const char *kv)
-{
+static int passed_on(const char *kv) {
     if (strncmp(kv, "SHMEM_", 6) && strncmp(kv, "FI_", 3))
         return 0;
     return strncmp(kv, "SHMEM_LAUNCHER=", 15) && strncmp(kv, "SHMEM_MPIRUN=", 13) &&
            strchr(kv, '=') != NULL;
 }
 
-int oshrun_exec_mpirun(const struct opts *o)
-{
+int oshrun_exec_mpirun(const struct opts *o) {
     const char *mpirun = getenv("SHMEM_MPIRUN");
     size_t nprog = 0, n = 0, nenv = 0;
     char np[16], tmo[32];
@@ -89,4 +87,3 @@ int oshrun_exec_mpirun(const struct opts *o)
     free(av);
     return EXIT_NOT_FOUND;
 }
-

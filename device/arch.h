@@ -92,23 +92,28 @@ SHMEMI_DFN void shmemi_arch_st_rel64_dev(void *p, uint64_t v) {
  * every other AMO on the word from any PE or thread; ordering against other
  * accesses comes from the fences around it (shmem_fence/quiet, put_signal's
  * release). */
-enum { SHMEMI_AMO_ADD, SHMEMI_AMO_AND, SHMEMI_AMO_OR, SHMEMI_AMO_XOR, SHMEMI_AMO_SWAP,
-       SHMEMI_AMO_CAS };
+enum {
+    SHMEMI_AMO_ADD,
+    SHMEMI_AMO_AND,
+    SHMEMI_AMO_OR,
+    SHMEMI_AMO_XOR,
+    SHMEMI_AMO_SWAP,
+    SHMEMI_AMO_CAS
+};
 
 /* op is a constant at every call site: the switch folds away. Returns the old value. */
-#define SHMEMI_AMO_BODY(W)                                                                  \
-    switch (op) {                                                                           \
-    case SHMEMI_AMO_ADD: return sdma_fetch_add_relaxed_u##W((uint##W##_t *)p, v);           \
-    case SHMEMI_AMO_AND: return sdma_fetch_and_relaxed_u##W((uint##W##_t *)p, v);           \
-    case SHMEMI_AMO_OR: return sdma_fetch_or_relaxed_u##W((uint##W##_t *)p, v);             \
-    case SHMEMI_AMO_XOR: return sdma_fetch_xor_relaxed_u##W((uint##W##_t *)p, v);           \
-    case SHMEMI_AMO_SWAP: return sdma_exchange_relaxed_u##W((uint##W##_t *)p, v);           \
-    default: return sdma_compare_swap_relaxed_u##W((uint##W##_t *)p, cond, v);              \
+#define SHMEMI_AMO_BODY(W)                                                                         \
+    switch (op) {                                                                                  \
+    case SHMEMI_AMO_ADD: return sdma_fetch_add_relaxed_u##W((uint##W##_t *)p, v);                  \
+    case SHMEMI_AMO_AND: return sdma_fetch_and_relaxed_u##W((uint##W##_t *)p, v);                  \
+    case SHMEMI_AMO_OR: return sdma_fetch_or_relaxed_u##W((uint##W##_t *)p, v);                    \
+    case SHMEMI_AMO_XOR: return sdma_fetch_xor_relaxed_u##W((uint##W##_t *)p, v);                  \
+    case SHMEMI_AMO_SWAP: return sdma_exchange_relaxed_u##W((uint##W##_t *)p, v);                  \
+    default: return sdma_compare_swap_relaxed_u##W((uint##W##_t *)p, cond, v);                     \
     }
-SHMEMI_DFN uint32_t shmemi_arch_amo32(int op, void *p, uint32_t v, uint32_t cond) {
-    SHMEMI_AMO_BODY(32)
-}
-SHMEMI_DFN uint64_t shmemi_arch_amo64(int op, void *p, uint64_t v, uint64_t cond) {
+SHMEMI_DFN uint32_t shmemi_arch_amo32(int op, void *p, uint32_t v,
+                                      uint32_t cond){SHMEMI_AMO_BODY(32)} SHMEMI_DFN uint64_t
+    shmemi_arch_amo64(int op, void *p, uint64_t v, uint64_t cond) {
     SHMEMI_AMO_BODY(64)
 }
 #undef SHMEMI_AMO_BODY

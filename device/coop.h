@@ -106,40 +106,36 @@ SHMEMI_XDEV(void, barrier_all_wg, (void), ())
 SHMEMI_XDEV(void, sync_all_wg, (void), ())
 
 /* Typed group forms: shmemx_<T>_{put,get,put_nbi,get_nbi}_{wg,wave}. */
-#define SHMEMI_DEV_RMA_GROUP(T, N)                                                          \
-    SHMEMI_DFN void shmemi_dev_##N##_put_wg(T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_dev_putmem_wg(dest, source, nelems * sizeof(T), pe);                         \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_get_wg(T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_dev_getmem_wg(dest, source, nelems * sizeof(T), pe);                         \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_put_nbi_wg(T *dest, const T *source, size_t nelems,    \
-                                                int pe) {                                   \
-        shmemi_dev_putmem_nbi_wg(dest, source, nelems * sizeof(T), pe);                     \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_get_nbi_wg(T *dest, const T *source, size_t nelems,    \
-                                                int pe) {                                   \
-        shmemi_dev_getmem_nbi_wg(dest, source, nelems * sizeof(T), pe);                     \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_put_wave(T *dest, const T *source, size_t nelems,      \
-                                              int pe) {                                     \
-        shmemi_dev_putmem_wave(dest, source, nelems * sizeof(T), pe);                       \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_get_wave(T *dest, const T *source, size_t nelems,      \
-                                              int pe) {                                     \
-        shmemi_dev_getmem_wave(dest, source, nelems * sizeof(T), pe);                       \
-    }                                                                                       \
-    SHMEMI_XDEV(void, N##_put_wg, (T * dest, const T *source, size_t nelems, int pe),       \
-                (dest, source, nelems, pe))                                                 \
-    SHMEMI_XDEV(void, N##_get_wg, (T * dest, const T *source, size_t nelems, int pe),       \
-                (dest, source, nelems, pe))                                                 \
-    SHMEMI_XDEV(void, N##_put_nbi_wg, (T * dest, const T *source, size_t nelems, int pe),   \
-                (dest, source, nelems, pe))                                                 \
-    SHMEMI_XDEV(void, N##_get_nbi_wg, (T * dest, const T *source, size_t nelems, int pe),   \
-                (dest, source, nelems, pe))                                                 \
-    SHMEMI_XDEV(void, N##_put_wave, (T * dest, const T *source, size_t nelems, int pe),     \
-                (dest, source, nelems, pe))                                                 \
-    SHMEMI_XDEV(void, N##_get_wave, (T * dest, const T *source, size_t nelems, int pe),     \
+#define SHMEMI_DEV_RMA_GROUP(T, N)                                                                 \
+    SHMEMI_DFN void shmemi_dev_##N##_put_wg(T *dest, const T *source, size_t nelems, int pe) {     \
+        shmemi_dev_putmem_wg(dest, source, nelems * sizeof(T), pe);                                \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_get_wg(T *dest, const T *source, size_t nelems, int pe) {     \
+        shmemi_dev_getmem_wg(dest, source, nelems * sizeof(T), pe);                                \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_put_nbi_wg(T *dest, const T *source, size_t nelems, int pe) { \
+        shmemi_dev_putmem_nbi_wg(dest, source, nelems * sizeof(T), pe);                            \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_get_nbi_wg(T *dest, const T *source, size_t nelems, int pe) { \
+        shmemi_dev_getmem_nbi_wg(dest, source, nelems * sizeof(T), pe);                            \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_put_wave(T *dest, const T *source, size_t nelems, int pe) {   \
+        shmemi_dev_putmem_wave(dest, source, nelems * sizeof(T), pe);                              \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_get_wave(T *dest, const T *source, size_t nelems, int pe) {   \
+        shmemi_dev_getmem_wave(dest, source, nelems * sizeof(T), pe);                              \
+    }                                                                                              \
+    SHMEMI_XDEV(void, N##_put_wg, (T * dest, const T *source, size_t nelems, int pe),              \
+                (dest, source, nelems, pe))                                                        \
+    SHMEMI_XDEV(void, N##_get_wg, (T * dest, const T *source, size_t nelems, int pe),              \
+                (dest, source, nelems, pe))                                                        \
+    SHMEMI_XDEV(void, N##_put_nbi_wg, (T * dest, const T *source, size_t nelems, int pe),          \
+                (dest, source, nelems, pe))                                                        \
+    SHMEMI_XDEV(void, N##_get_nbi_wg, (T * dest, const T *source, size_t nelems, int pe),          \
+                (dest, source, nelems, pe))                                                        \
+    SHMEMI_XDEV(void, N##_put_wave, (T * dest, const T *source, size_t nelems, int pe),            \
+                (dest, source, nelems, pe))                                                        \
+    SHMEMI_XDEV(void, N##_get_wave, (T * dest, const T *source, size_t nelems, int pe),            \
                 (dest, source, nelems, pe))
 #define SHMEMI_DEV_X SHMEMI_DEV_RMA_GROUP
 SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
@@ -149,8 +145,7 @@ SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
 /* Each starts with a sync (every PE's dest is free: its previous reads are
  * done) and ends with barrier_all_wg (every PE's data has landed and every
  * PE is done reading the others' source). */
-SHMEMI_DFN int shmemi_dev_broadcastmem_wg(void *dest, const void *source, size_t nelems,
-                                          int root) {
+SHMEMI_DFN int shmemi_dev_broadcastmem_wg(void *dest, const void *source, size_t nelems, int root) {
     int me = shmemi_dev_my_pe(), n = shmemi_dev_n_pes(), i;
     shmemi_dev_sync_all_wg();
     if (me == root) /* the root pushes to every PE, itself included (OpenSHMEM 1.5) */
@@ -163,8 +158,7 @@ SHMEMI_DFN int shmemi_dev_fcollectmem_wg(void *dest, const void *source, size_t 
     int me = shmemi_dev_my_pe(), n = shmemi_dev_n_pes(), i;
     shmemi_dev_sync_all_wg();
     for (i = 1; i <= n; ++i) /* start at the next PE: spread the traffic */
-        shmemi_dev_putmem_nbi_wg((char *)dest + (size_t)me * nelems, source, nelems,
-                                 (me + i) % n);
+        shmemi_dev_putmem_nbi_wg((char *)dest + (size_t)me * nelems, source, nelems, (me + i) % n);
     shmemi_dev_barrier_all_wg();
     return 0;
 }
@@ -178,28 +172,28 @@ SHMEMI_XDEV(int, fcollectmem_wg, (void *dest, const void *source, size_t nelems)
  * each batch of wg_size elements is read by all PEs (a sync) before any PE
  * overwrites it. */
 #define SHMEMI_DEV_REDUCE_TYPES(X) X(int, int) X(long, long) X(float, float) X(double, double)
-#define SHMEMI_DEV_SUM_REDUCE(T, N)                                                         \
-    SHMEMI_DFN int shmemi_dev_##N##_sum_reduce_wg(T *dest, const T *source, size_t nreduce) { \
-        int n = shmemi_dev_n_pes(), pe;                                                     \
-        unsigned rank = shmemi_arch_wg_rank(), nthr = shmemi_arch_wg_size();                \
-        size_t base, i;                                                                     \
-        int alias = (const T *)dest == source;                                              \
-        shmemi_dev_sync_all_wg();                                                           \
-        for (base = 0; base < nreduce; base += nthr) {                                      \
-            T acc = (T)0;                                                                   \
-            i = base + rank;                                                                \
-            if (i < nreduce)                                                                \
-                for (pe = 0; pe < n; ++pe)                                                  \
-                    acc += ((const T *)shmemi_dev_peer(source, pe))[i];                     \
-            if (alias)                                                                      \
-                shmemi_dev_sync_all_wg();                                                   \
-            if (i < nreduce)                                                                \
-                dest[i] = acc;                                                              \
-        }                                                                                   \
-        shmemi_dev_sync_all_wg(); /* no PE changes source while another still reads it */  \
-        return 0;                                                                           \
-    }                                                                                       \
-    SHMEMI_XDEV(int, N##_sum_reduce_wg, (T * dest, const T *source, size_t nreduce),        \
+#define SHMEMI_DEV_SUM_REDUCE(T, N)                                                                \
+    SHMEMI_DFN int shmemi_dev_##N##_sum_reduce_wg(T *dest, const T *source, size_t nreduce) {      \
+        int n = shmemi_dev_n_pes(), pe;                                                            \
+        unsigned rank = shmemi_arch_wg_rank(), nthr = shmemi_arch_wg_size();                       \
+        size_t base, i;                                                                            \
+        int alias = (const T *)dest == source;                                                     \
+        shmemi_dev_sync_all_wg();                                                                  \
+        for (base = 0; base < nreduce; base += nthr) {                                             \
+            T acc = (T)0;                                                                          \
+            i = base + rank;                                                                       \
+            if (i < nreduce)                                                                       \
+                for (pe = 0; pe < n; ++pe)                                                         \
+                    acc += ((const T *)shmemi_dev_peer(source, pe))[i];                            \
+            if (alias)                                                                             \
+                shmemi_dev_sync_all_wg();                                                          \
+            if (i < nreduce)                                                                       \
+                dest[i] = acc;                                                                     \
+        }                                                                                          \
+        shmemi_dev_sync_all_wg(); /* no PE changes source while another still reads it */          \
+        return 0;                                                                                  \
+    }                                                                                              \
+    SHMEMI_XDEV(int, N##_sum_reduce_wg, (T * dest, const T *source, size_t nreduce),               \
                 (dest, source, nreduce))
 SHMEMI_DEV_REDUCE_TYPES(SHMEMI_DEV_SUM_REDUCE)
 #undef SHMEMI_DEV_SUM_REDUCE

@@ -23,7 +23,7 @@
 #endif
 /* Fine-grained device memory: coherent for system-scope atomics, peers and
  * copy engines while kernels run. */
-#define shmemi_gpu_malloc_coherent(ptr, size) \
+#define shmemi_gpu_malloc_coherent(ptr, size)                                                      \
     hipExtMallocWithFlags((ptr), (size), hipDeviceMallocFinegrained)
 #define SHMEMI_GPU_VENDOR "HIP"
 

@@ -26,13 +26,13 @@
 struct shmemx_plan_view {
     uint32_t round;
     int me;
-    int nchunks;               /* global chunk count */
-    int own_first, own_count;  /* this PE's chunks: [own_first, own_first + own_count) */
-    const int *writers;        /* per global chunk */
-    uint64_t *marks;           /* per global chunk (own ones used) */
-    uint32_t *gates;           /* per global chunk (own ones used) */
-    const uint32_t *arrival;   /* per global chunk (others' used) */
-    uint32_t *error;           /* first error wins */
+    int nchunks;              /* global chunk count */
+    int own_first, own_count; /* this PE's chunks: [own_first, own_first + own_count) */
+    const int *writers;       /* per global chunk */
+    uint64_t *marks;          /* per global chunk (own ones used) */
+    uint32_t *gates;          /* per global chunk (own ones used) */
+    const uint32_t *arrival;  /* per global chunk (others' used) */
+    uint32_t *error;          /* first error wins */
     uint32_t *error_chunk;
     uint64_t timeout_ns;
 };
@@ -72,8 +72,7 @@ SHMEMI_VIEW_FN int shmemi_view_arrived(const shmemx_plan_view_t *v, int c) {
     /* Own chunk: acquire (system) pairs with every writer's release in
      * mark_ready: their stores to the chunk are visible once all marked. */
     if (shmemi_view_owns(v, c))
-        return sdma_load_acquire_u64(&v->marks[c]) >=
-               (uint64_t)v->round * (uint64_t)v->writers[c];
+        return sdma_load_acquire_u64(&v->marks[c]) >= (uint64_t)v->round * (uint64_t)v->writers[c];
     /* Acquire at system scope: the data the engine copied before its fence
      * on arrival[c] is visible once the new round is. */
     return sdma_load_acquire_u32(&v->arrival[c]) >= v->round;

@@ -43,7 +43,8 @@
  *    s_waitcnt on AMD, as ROCm/mori's submitPacket spaces them): the queue
  *    scheduler reads wptr memory when it maps the queue again;
  *  - hand the turn on with a device-scope release. */
-SHMEMI_DFN void shmemi_dev_ring_commit(const struct sdma_ring *r, const struct sdma_ring_slot *slot) {
+SHMEMI_DFN void shmemi_dev_ring_commit(const struct sdma_ring *r,
+                                       const struct sdma_ring_slot *slot) {
     struct sdma_ring_ctl *c = r->ctl;
     unsigned spins = 0;
     shmemi_arch_fence_sys();
@@ -109,8 +110,8 @@ SHMEMI_DFN int shmemi_dev_ring_copy_tagged(const struct sdma_ring *r, uint64_t d
  * caller must be the only lane of its wave calling (see above). Returns as
  * shmemi_dev_ring_copy_tagged, with *end the index past the FENCE. */
 SHMEMI_DFN int shmemi_dev_ring_copy_fenced(const struct sdma_ring *r, uint64_t dst, uint64_t src,
-                                           uint64_t bytes, uint64_t fence_addr,
-                                           uint64_t timeout_ns, uint64_t *end) {
+                                           uint64_t bytes, uint64_t fence_addr, uint64_t timeout_ns,
+                                           uint64_t *end) {
     struct sdma_ring_slot slot = {0, 0, 0, 0, 0};
     uint64_t deadline = timeout_ns ? shmemi_arch_now_ns() + timeout_ns : 0;
     unsigned spins = 0;

@@ -52,10 +52,10 @@ struct shmemi_dev_ctl {
  *    32 bits of the completion index. */
 struct shmemi_dev_queue {
     struct sdma_ring ring;
-    uint64_t *published;         /* highest ring index a producer committed (atomic max) */
-    const uint64_t *complete;    /* the engine's index below which all packets completed
+    uint64_t *published;      /* highest ring index a producer committed (atomic max) */
+    const uint64_t *complete; /* the engine's index below which all packets completed
                                     (compare the low 32 bits, modulo 2^32) */
-    int doorbell;                /* 1: the doorbell protocol; 0: tagged slots */
+    int doorbell;             /* 1: the doorbell protocol; 0: tagged slots */
 };
 /* The two indices of the queue to one peer share a line, so that quiet reads
  * both in one round trip. */
@@ -66,21 +66,21 @@ struct shmemi_dev_ce_line {
 };
 
 struct shmemi_device_state {
-    int version;   /* SHMEMI_DEVICE_STATE_VERSION */
+    int version; /* SHMEMI_DEVICE_STATE_VERSION */
     int my_pe;
     int n_pes;
-    int ready;     /* 0 until shmem_init filled it */
-    char *heap_base;     /* this PE's device heap */
-    size_t heap_size;    /* user heap + control area */
-    char *const *peer_heap; /* device array [n_pes]: each PE's heap mapped here
+    int ready;                                /* 0 until shmem_init filled it */
+    char *heap_base;                          /* this PE's device heap */
+    size_t heap_size;                         /* user heap + control area */
+    char *const *peer_heap;                   /* device array [n_pes]: each PE's heap mapped here
                                 (peer_heap[my_pe] == heap_base) */
-    struct shmemi_dev_ctl *ctl; /* this PE's control area (end of its heap) */
+    struct shmemi_dev_ctl *ctl;               /* this PE's control area (end of its heap) */
     char *peer_base[SHMEMI_DEV_INLINE_PEERS]; /* peer_heap[pe] for pe < 16 */
     /* Device array [n_pes] (entry my_pe unused), or NULL: no copy engine
      * reaches the device heap, and every device put is stores. */
     const struct shmemi_dev_queue *queues;
     const struct shmemi_dev_ce_line *ce_lines; /* [n_pes]: queues[pe]'s indices */
-    size_t ce_min_bytes;  /* workgroup/wave _nbi puts of at least this use the queues */
+    size_t ce_min_bytes;    /* workgroup/wave _nbi puts of at least this use the queues */
     uint64_t ce_timeout_ns; /* a full ring after this long: the put is done by stores */
 };
 

@@ -29,14 +29,14 @@
 #define ROUNDS 8
 #define THREADS 256
 
-#define CHECK(call)                                                                          \
-    do {                                                                                     \
-        hipError_t rc_ = (call);                                                             \
-        if (rc_ != hipSuccess) {                                                             \
-            fprintf(stderr, "[PE %d] device_ring: %s: %s\n", shmem_my_pe(), #call,           \
-                    hipGetErrorString(rc_));                                                 \
-            shmem_global_exit(2);                                                            \
-        }                                                                                    \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        hipError_t rc_ = (call);                                                                   \
+        if (rc_ != hipSuccess) {                                                                   \
+            fprintf(stderr, "[PE %d] device_ring: %s: %s\n", shmem_my_pe(), #call,                 \
+                    hipGetErrorString(rc_));                                                       \
+            shmem_global_exit(2);                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* Element i of the block PE pe sends in round r. */

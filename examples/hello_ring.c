@@ -8,7 +8,7 @@
 
 #define BLOCK 1024
 
-static long arrived;  /* a global variable: symmetric, so peers can update it */
+static long arrived; /* a global variable: symmetric, so peers can update it */
 static long token = -1;
 
 int main(void) {

@@ -50,7 +50,9 @@
 #define WRITERS 2 /* workgroups per chunk: the last one's mark releases it */
 #define ROW_BYTES 4096
 
-__device__ static unsigned value(size_t word, unsigned r) { return (unsigned)(word * 2654435761u) + r; }
+__device__ static unsigned value(size_t word, unsigned r) {
+    return (unsigned)(word * 2654435761u) + r;
+}
 
 /* Workgroup b writes part b % WRITERS of chunk b / WRITERS, then marks it. */
 __global__ void producer(shmemx_plan_view_t *view, unsigned *buf, size_t chunk_words, int me,
@@ -81,14 +83,14 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define CHECK(what, rc)                                                                     \
-    do {                                                                                    \
-        int rc_ = (rc);                                                                     \
-        if (rc_) {                                                                          \
-            fprintf(stderr, "PE %d: %s: %s (%s)\n", me, what, shmemx_plan_strerror(rc_),     \
-                    shmemx_plan_errmsg(plan));                                              \
-            shmem_global_exit(1);                                                           \
-        }                                                                                   \
+#define CHECK(what, rc)                                                                            \
+    do {                                                                                           \
+        int rc_ = (rc);                                                                            \
+        if (rc_) {                                                                                 \
+            fprintf(stderr, "PE %d: %s: %s (%s)\n", me, what, shmemx_plan_strerror(rc_),           \
+                    shmemx_plan_errmsg(plan));                                                     \
+            shmem_global_exit(1);                                                                  \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv) {
@@ -191,9 +193,8 @@ int main(int argc, char **argv) {
     double recv = (double)(npes - 1) * CHUNKS * (double)chunk_bytes;
     printf("PE %d: %u rounds (%s), %zu KiB chunks: host %.1f us/round (loop %.1f us/round), "
            "GPU %.1f us/round, %.2f GB/s received, %llu wrong elements\n",
-           me, rounds, blocking ? "blocking" : "stream-ordered", chunk_kib,
-           t_host * 1e6 / rounds, t_loop * 1e6 / rounds, t_gpu * 1e6 / rounds,
-           recv * rounds / t_gpu / 1e9, nbad);
+           me, rounds, blocking ? "blocking" : "stream-ordered", chunk_kib, t_host * 1e6 / rounds,
+           t_loop * 1e6 / rounds, t_gpu * 1e6 / rounds, recv * rounds / t_gpu / 1e9, nbad);
     if (verbose)
         printf("PE %d: us/round: start %.1f, producer launch %.1f, wait_on_stream %.1f, "
                "consumer launch %.1f, next_round_on_stream %.1f (an empty kernel's launch on "

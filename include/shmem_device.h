@@ -68,21 +68,21 @@
 #define SHMEMI_DEV_IF_1(X, T, N)
 /* SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER) expands SHMEMI_DEV_X(T, N) for each type
  * device code supports (define SHMEMI_DEV_X around the expansion). */
-#define SHMEMI_DEV_FILTER(T, N)                                                             \
+#define SHMEMI_DEV_FILTER(T, N)                                                                    \
     SHMEMI_CAT(SHMEMI_DEV_IF_, SHMEMI_PROBE(SHMEMI_DEV_SKIP_##N))(SHMEMI_DEV_X, T, N)
 
 /* Standard names: a body in the device pass only, forwarding to the internal
  * shmemi_dev_NAME. _CTX also emits shmem_ctx_NAME (every context is the
  * default one on the device). */
 #if defined(SHMEMI_DEV_PASS)
-#define SHMEMI_STD(RET, NAME, P, A)                                                         \
+#define SHMEMI_STD(RET, NAME, P, A)                                                                \
     extern "C" __host__ __device__ inline RET shmem_##NAME P { return shmemi_dev_##NAME A; }
-#define SHMEMI_STD_CTX(RET, NAME, P, A)                                                     \
-    SHMEMI_STD(RET, NAME, P, A)                                                             \
-    extern "C" __host__ __device__ inline RET shmem_ctx_##NAME(shmem_ctx_t ctx,             \
-                                                               SHMEMI_UNPAREN P) {          \
-        (void)ctx;                                                                          \
-        return shmemi_dev_##NAME A;                                                         \
+#define SHMEMI_STD_CTX(RET, NAME, P, A)                                                            \
+    SHMEMI_STD(RET, NAME, P, A)                                                                    \
+    extern "C" __host__ __device__ inline RET shmem_ctx_##NAME(shmem_ctx_t ctx,                    \
+                                                               SHMEMI_UNPAREN P) {                 \
+        (void)ctx;                                                                                 \
+        return shmemi_dev_##NAME A;                                                                \
     }
 #else
 #define SHMEMI_STD(RET, NAME, P, A)
@@ -90,7 +90,7 @@
 #endif
 /* Device-only extensions: defined in both passes of a GPU compile. */
 #if defined(SHMEMI_DEV_GPU)
-#define SHMEMI_XDEV(RET, NAME, P, A)                                                        \
+#define SHMEMI_XDEV(RET, NAME, P, A)                                                               \
     extern "C" __device__ inline RET shmemx_##NAME P { return shmemi_dev_##NAME A; }
 #else
 #define SHMEMI_XDEV(RET, NAME, P, A)
@@ -154,18 +154,18 @@ typedef uint16_t __attribute__((may_alias)) shmemi_v2;
  * head up to the unit's alignment, then units striped over the threads (lanes
  * of a wave touch consecutive units), then a byte tail. The unit is the
  * widest of 16/8/4 bytes that dst and src share the alignment of. */
-#define SHMEMI_COPY_UNITS(UT, US)                                                           \
-    do {                                                                                    \
-        size_t head = (US - ((uintptr_t)d & (US - 1))) & (US - 1), nv, i;                   \
-        if (head > n)                                                                       \
-            head = n;                                                                       \
-        for (i = rank; i < head; i += nthr)                                                 \
-            d[i] = s[i];                                                                    \
-        nv = (n - head) / US;                                                               \
-        for (i = rank; i < nv; i += nthr)                                                   \
-            ((UT *)(d + head))[i] = ((const UT *)(s + head))[i];                            \
-        for (i = head + nv * US + rank; i < n; i += nthr)                                   \
-            d[i] = s[i];                                                                    \
+#define SHMEMI_COPY_UNITS(UT, US)                                                                  \
+    do {                                                                                           \
+        size_t head = (US - ((uintptr_t)d & (US - 1))) & (US - 1), nv, i;                          \
+        if (head > n)                                                                              \
+            head = n;                                                                              \
+        for (i = rank; i < head; i += nthr)                                                        \
+            d[i] = s[i];                                                                           \
+        nv = (n - head) / US;                                                                      \
+        for (i = rank; i < nv; i += nthr)                                                          \
+            ((UT *)(d + head))[i] = ((const UT *)(s + head))[i];                                   \
+        for (i = head + nv * US + rank; i < n; i += nthr)                                          \
+            d[i] = s[i];                                                                           \
     } while (0)
 
 SHMEMI_DFN void shmemi_dev_copy_par(void *dst, const void *src, size_t n, unsigned rank,
@@ -221,9 +221,8 @@ SHMEMI_DFN void shmemi_dev_ce_put(const struct shmemi_dev_queue *q, char *dst, c
         size_t k = n > SDMA_COPY_LINEAR_MAX ? (size_t)SDMA_COPY_LINEAR_MAX : n;
         uint64_t end = 0, d = (uint64_t)(uintptr_t)dst, s = (uint64_t)(uintptr_t)src;
         uint64_t t = SHMEMI_DST->ce_timeout_ns;
-        int rc = q->doorbell ? shmemi_dev_ring_copy_fenced(&q->ring, d, s, k,
-                                                           (uint64_t)(uintptr_t)q->complete, t,
-                                                           &end)
+        int rc = q->doorbell ? shmemi_dev_ring_copy_fenced(
+                                   &q->ring, d, s, k, (uint64_t)(uintptr_t)q->complete, t, &end)
                              : shmemi_dev_ring_copy_tagged(&q->ring, d, s, k, t, &end);
         if (rc != SDMA_OK) {
             shmemi_dev_copy_par(dst, src, n, 0, 1);
@@ -295,12 +294,12 @@ SHMEMI_DFN uint64_t shmemi_dev_signal_fetch(const uint64_t *sig_addr) {
 }
 
 /* Comparison of the point-to-point routines. */
-#define SHMEMI_DEV_CMP(a, cmp, b)                                                           \
-    ((cmp) == SHMEM_CMP_EQ   ? (a) == (b)                                                   \
-     : (cmp) == SHMEM_CMP_NE ? (a) != (b)                                                   \
-     : (cmp) == SHMEM_CMP_GT ? (a) > (b)                                                    \
-     : (cmp) == SHMEM_CMP_GE ? (a) >= (b)                                                   \
-     : (cmp) == SHMEM_CMP_LT ? (a) < (b)                                                    \
+#define SHMEMI_DEV_CMP(a, cmp, b)                                                                  \
+    ((cmp) == SHMEM_CMP_EQ   ? (a) == (b)                                                          \
+     : (cmp) == SHMEM_CMP_NE ? (a) != (b)                                                          \
+     : (cmp) == SHMEM_CMP_GT ? (a) > (b)                                                           \
+     : (cmp) == SHMEM_CMP_GE ? (a) >= (b)                                                          \
+     : (cmp) == SHMEM_CMP_LT ? (a) < (b)                                                           \
                              : (a) <= (b))
 
 SHMEMI_DFN uint64_t shmemi_dev_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
@@ -315,7 +314,7 @@ SHMEMI_DFN uint64_t shmemi_dev_signal_wait_until(uint64_t *sig_addr, int cmp, ui
 }
 
 SHMEMI_STD(uint64_t, signal_fetch, (const uint64_t *sig_addr), (sig_addr))
-SHMEMI_STD(uint64_t, signal_wait_until, (uint64_t *sig_addr, int cmp, uint64_t cmp_value),
+SHMEMI_STD(uint64_t, signal_wait_until, (uint64_t * sig_addr, int cmp, uint64_t cmp_value),
            (sig_addr, cmp, cmp_value))
 SHMEMI_STD(void, quiet, (void), ())
 SHMEMI_STD(void, fence, (void), ())
@@ -333,54 +332,51 @@ extern "C" __host__ __device__ inline void shmem_ctx_fence(shmem_ctx_t ctx) {
 /* ------------------------------------------------ RMA: typed and sized */
 /* Strided element copy of element type T (the sized forms use same-width
  * unsigned types, 16-byte vectors for 128). */
-#define SHMEMI_DEV_RMA_SHAPES(T, N)                                                         \
-    SHMEMI_DFN void shmemi_dev_##N##_put(T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_dev_putmem(dest, source, nelems * sizeof(T), pe);                            \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_get(T *dest, const T *source, size_t nelems, int pe) { \
-        shmemi_dev_getmem(dest, source, nelems * sizeof(T), pe);                            \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_put_nbi(T *dest, const T *source, size_t nelems,       \
-                                             int pe) {                                      \
-        shmemi_dev_putmem_nbi(dest, source, nelems * sizeof(T), pe);                        \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_get_nbi(T *dest, const T *source, size_t nelems,       \
-                                             int pe) {                                      \
-        shmemi_dev_getmem_nbi(dest, source, nelems * sizeof(T), pe);                        \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_iput(T *dest, const T *source, ptrdiff_t dst,          \
-                                          ptrdiff_t sst, size_t nelems, int pe) {           \
-        T *d = (T *)shmemi_dev_peer(dest, pe);                                              \
-        for (size_t i = 0; i < nelems; ++i)                                                 \
-            d[(ptrdiff_t)i * dst] = source[(ptrdiff_t)i * sst];                             \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_iget(T *dest, const T *source, ptrdiff_t dst,          \
-                                          ptrdiff_t sst, size_t nelems, int pe) {           \
-        const T *s = (const T *)shmemi_dev_peer(source, pe);                                \
-        for (size_t i = 0; i < nelems; ++i)                                                 \
-            dest[(ptrdiff_t)i * dst] = s[(ptrdiff_t)i * sst];                               \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_put_signal(T *dest, const T *source, size_t nelems,    \
-                                                uint64_t *sig_addr, uint64_t signal,        \
-                                                int sig_op, int pe) {                       \
-        shmemi_dev_putmem_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, \
-                                 pe);                                                       \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems, \
-                                                    uint64_t *sig_addr, uint64_t signal,    \
-                                                    int sig_op, int pe) {                   \
-        shmemi_dev_putmem_signal_nbi(dest, source, nelems * sizeof(T), sig_addr, signal,    \
-                                     sig_op, pe);                                           \
+#define SHMEMI_DEV_RMA_SHAPES(T, N)                                                                \
+    SHMEMI_DFN void shmemi_dev_##N##_put(T *dest, const T *source, size_t nelems, int pe) {        \
+        shmemi_dev_putmem(dest, source, nelems * sizeof(T), pe);                                   \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_get(T *dest, const T *source, size_t nelems, int pe) {        \
+        shmemi_dev_getmem(dest, source, nelems * sizeof(T), pe);                                   \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe) {    \
+        shmemi_dev_putmem_nbi(dest, source, nelems * sizeof(T), pe);                               \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe) {    \
+        shmemi_dev_getmem_nbi(dest, source, nelems * sizeof(T), pe);                               \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_iput(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                          size_t nelems, int pe) {                                 \
+        T *d = (T *)shmemi_dev_peer(dest, pe);                                                     \
+        for (size_t i = 0; i < nelems; ++i)                                                        \
+            d[(ptrdiff_t)i * dst] = source[(ptrdiff_t)i * sst];                                    \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_iget(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,  \
+                                          size_t nelems, int pe) {                                 \
+        const T *s = (const T *)shmemi_dev_peer(source, pe);                                       \
+        for (size_t i = 0; i < nelems; ++i)                                                        \
+            dest[(ptrdiff_t)i * dst] = s[(ptrdiff_t)i * sst];                                      \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_put_signal(T *dest, const T *source, size_t nelems,           \
+                                                uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                                int pe) {                                          \
+        shmemi_dev_putmem_signal(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe);  \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,       \
+                                                    uint64_t *sig_addr, uint64_t signal,           \
+                                                    int sig_op, int pe) {                          \
+        shmemi_dev_putmem_signal_nbi(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op,   \
+                                     pe);                                                          \
     }
 
 /* Typed: the shapes plus p and g. */
-#define SHMEMI_DEV_RMA_TYPED(T, N)                                                          \
-    SHMEMI_DEV_RMA_SHAPES(T, N)                                                             \
-    SHMEMI_DFN void shmemi_dev_##N##_p(T *dest, T value, int pe) {                          \
-        *(T *)shmemi_dev_peer(dest, pe) = value;                                            \
-    }                                                                                       \
-    SHMEMI_DFN T shmemi_dev_##N##_g(const T *source, int pe) {                              \
-        return *(const T *)shmemi_dev_peer(source, pe);                                     \
+#define SHMEMI_DEV_RMA_TYPED(T, N)                                                                 \
+    SHMEMI_DEV_RMA_SHAPES(T, N)                                                                    \
+    SHMEMI_DFN void shmemi_dev_##N##_p(T *dest, T value, int pe) {                                 \
+        *(T *)shmemi_dev_peer(dest, pe) = value;                                                   \
+    }                                                                                              \
+    SHMEMI_DFN T shmemi_dev_##N##_g(const T *source, int pe) {                                     \
+        return *(const T *)shmemi_dev_peer(source, pe);                                            \
     }
 #define SHMEMI_DEV_X SHMEMI_DEV_RMA_TYPED
 SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
@@ -395,34 +391,30 @@ SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
 #define SHMEMI_DEV_RMA_SIZED_SHAPES(B) SHMEMI_DEV_RMA_SHAPES(SHMEMI_DEV_SZT_##B, sz##B)
 SHMEMI_RMA_SIZES(SHMEMI_DEV_RMA_SIZED_SHAPES)
 #undef SHMEMI_DEV_RMA_SIZED_SHAPES
-#define SHMEMI_DEV_RMA_SIZED_STD(B)                                                         \
-    SHMEMI_STD_CTX(void, put##B, (void *dest, const void *source, size_t nelems, int pe),   \
-                   (dest, source, nelems * (B / 8), pe))                                    \
-    SHMEMI_STD_CTX(void, get##B, (void *dest, const void *source, size_t nelems, int pe),   \
-                   (dest, source, nelems * (B / 8), pe))                                    \
-    SHMEMI_STD_CTX(void, put##B##_nbi,                                                      \
-                   (void *dest, const void *source, size_t nelems, int pe),                 \
-                   (dest, source, nelems * (B / 8), pe))                                    \
-    SHMEMI_STD_CTX(void, get##B##_nbi,                                                      \
-                   (void *dest, const void *source, size_t nelems, int pe),                 \
-                   (dest, source, nelems * (B / 8), pe))                                    \
-    SHMEMI_STD_CTX(void, iput##B,                                                           \
-                   (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,           \
-                    size_t nelems, int pe),                                                 \
-                   ((SHMEMI_DEV_SZT_##B *)dest, (const SHMEMI_DEV_SZT_##B *)source, dst, sst, \
-                    nelems, pe))                                                            \
-    SHMEMI_STD_CTX(void, iget##B,                                                           \
-                   (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,           \
-                    size_t nelems, int pe),                                                 \
-                   ((SHMEMI_DEV_SZT_##B *)dest, (const SHMEMI_DEV_SZT_##B *)source, dst, sst, \
-                    nelems, pe))                                                            \
-    SHMEMI_STD_CTX(void, put##B##_signal,                                                   \
-                   (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,      \
-                    uint64_t signal, int sig_op, int pe),                                   \
-                   (dest, source, nelems * (B / 8), sig_addr, signal, sig_op, pe))          \
-    SHMEMI_STD_CTX(void, put##B##_signal_nbi,                                               \
-                   (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,      \
-                    uint64_t signal, int sig_op, int pe),                                   \
+#define SHMEMI_DEV_RMA_SIZED_STD(B)                                                                \
+    SHMEMI_STD_CTX(void, put##B, (void *dest, const void *source, size_t nelems, int pe),          \
+                   (dest, source, nelems * (B / 8), pe))                                           \
+    SHMEMI_STD_CTX(void, get##B, (void *dest, const void *source, size_t nelems, int pe),          \
+                   (dest, source, nelems * (B / 8), pe))                                           \
+    SHMEMI_STD_CTX(void, put##B##_nbi, (void *dest, const void *source, size_t nelems, int pe),    \
+                   (dest, source, nelems * (B / 8), pe))                                           \
+    SHMEMI_STD_CTX(void, get##B##_nbi, (void *dest, const void *source, size_t nelems, int pe),    \
+                   (dest, source, nelems * (B / 8), pe))                                           \
+    SHMEMI_STD_CTX(                                                                                \
+        void, iput##B,                                                                             \
+        (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe),     \
+        ((SHMEMI_DEV_SZT_##B *)dest, (const SHMEMI_DEV_SZT_##B *)source, dst, sst, nelems, pe))    \
+    SHMEMI_STD_CTX(                                                                                \
+        void, iget##B,                                                                             \
+        (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe),     \
+        ((SHMEMI_DEV_SZT_##B *)dest, (const SHMEMI_DEV_SZT_##B *)source, dst, sst, nelems, pe))    \
+    SHMEMI_STD_CTX(void, put##B##_signal,                                                          \
+                   (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,             \
+                    uint64_t signal, int sig_op, int pe),                                          \
+                   (dest, source, nelems * (B / 8), sig_addr, signal, sig_op, pe))                 \
+    SHMEMI_STD_CTX(void, put##B##_signal_nbi,                                                      \
+                   (void *dest, const void *source, size_t nelems, uint64_t *sig_addr,             \
+                    uint64_t signal, int sig_op, int pe),                                          \
                    (dest, source, nelems * (B / 8), sig_addr, signal, sig_op, pe))
 /* The sized names forward to the byte routines (put/get/signal) and to the
  * sized strided shapes (iput/iget). */
@@ -475,92 +467,90 @@ enum { SHMEMI_AMO_FETCH = 100, SHMEMI_AMO_SET = 101 };
 /* One typed AMO on pe: the value's bits go through the 32- or 64-bit system-
  * scope atomic (every AMO type is 4 or 8 bytes; two's complement makes the
  * unsigned add right for signed types). Returns the old value. */
-#define SHMEMI_DEV_AMO_CORE(T, N)                                                           \
-    SHMEMI_DFN T shmemi_dev_##N##_amo(int op, const T *dest, T value, T cond, int pe) {     \
-        uint64_t v = 0, c = 0, o = 0;                                                       \
-        T r;                                                                                \
-        void *p = shmemi_dev_peer(dest, pe);                                                \
-        memcpy(&v, &value, sizeof(T));                                                      \
-        memcpy(&c, &cond, sizeof(T));                                                       \
-        if (op == SHMEMI_AMO_FETCH)                                                         \
-            o = sizeof(T) == 4 ? shmemi_arch_ld_rlx32(p) : shmemi_arch_ld_rlx64(p);         \
-        else if (op == SHMEMI_AMO_SET && sizeof(T) == 4)                                    \
-            shmemi_arch_st_rlx32(p, (uint32_t)v);                                           \
-        else if (op == SHMEMI_AMO_SET)                                                      \
-            shmemi_arch_st_rlx64(p, v);                                                     \
-        else if (sizeof(T) == 4)                                                            \
-            o = shmemi_arch_amo32(op, p, (uint32_t)v, (uint32_t)c);                         \
-        else                                                                                \
-            o = shmemi_arch_amo64(op, p, v, c);                                             \
-        memcpy(&r, &o, sizeof(T));                                                          \
-        return r;                                                                           \
+#define SHMEMI_DEV_AMO_CORE(T, N)                                                                  \
+    SHMEMI_DFN T shmemi_dev_##N##_amo(int op, const T *dest, T value, T cond, int pe) {            \
+        uint64_t v = 0, c = 0, o = 0;                                                              \
+        T r;                                                                                       \
+        void *p = shmemi_dev_peer(dest, pe);                                                       \
+        memcpy(&v, &value, sizeof(T));                                                             \
+        memcpy(&c, &cond, sizeof(T));                                                              \
+        if (op == SHMEMI_AMO_FETCH)                                                                \
+            o = sizeof(T) == 4 ? shmemi_arch_ld_rlx32(p) : shmemi_arch_ld_rlx64(p);                \
+        else if (op == SHMEMI_AMO_SET && sizeof(T) == 4)                                           \
+            shmemi_arch_st_rlx32(p, (uint32_t)v);                                                  \
+        else if (op == SHMEMI_AMO_SET)                                                             \
+            shmemi_arch_st_rlx64(p, v);                                                            \
+        else if (sizeof(T) == 4)                                                                   \
+            o = shmemi_arch_amo32(op, p, (uint32_t)v, (uint32_t)c);                                \
+        else                                                                                       \
+            o = shmemi_arch_amo64(op, p, v, c);                                                    \
+        memcpy(&r, &o, sizeof(T));                                                                 \
+        return r;                                                                                  \
     }
 SHMEMI_AMO_EXT_TYPES(SHMEMI_DEV_AMO_CORE)
 #undef SHMEMI_DEV_AMO_CORE
 
-#define SHMEMI_DEV_AMO_EXT(T, N)                                                            \
-    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch(const T *source, int pe) {                   \
-        return shmemi_dev_##N##_amo(SHMEMI_AMO_FETCH, source, (T)0, (T)0, pe);              \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_set(T *dest, T value, int pe) {                 \
-        (void)shmemi_dev_##N##_amo(SHMEMI_AMO_SET, dest, value, (T)0, pe);                  \
-    }                                                                                       \
-    SHMEMI_DFN T shmemi_dev_##N##_atomic_swap(T *dest, T value, int pe) {                   \
-        return shmemi_dev_##N##_amo(SHMEMI_AMO_SWAP, dest, value, (T)0, pe);                \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) {  \
-        *fetch = shmemi_dev_##N##_atomic_fetch(source, pe);                                 \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {  \
-        *fetch = shmemi_dev_##N##_atomic_swap(dest, value, pe);                             \
+#define SHMEMI_DEV_AMO_EXT(T, N)                                                                   \
+    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch(const T *source, int pe) {                          \
+        return shmemi_dev_##N##_amo(SHMEMI_AMO_FETCH, source, (T)0, (T)0, pe);                     \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_set(T *dest, T value, int pe) {                        \
+        (void)shmemi_dev_##N##_amo(SHMEMI_AMO_SET, dest, value, (T)0, pe);                         \
+    }                                                                                              \
+    SHMEMI_DFN T shmemi_dev_##N##_atomic_swap(T *dest, T value, int pe) {                          \
+        return shmemi_dev_##N##_amo(SHMEMI_AMO_SWAP, dest, value, (T)0, pe);                       \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe) {         \
+        *fetch = shmemi_dev_##N##_atomic_fetch(source, pe);                                        \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe) {         \
+        *fetch = shmemi_dev_##N##_atomic_swap(dest, value, pe);                                    \
     }
 SHMEMI_AMO_EXT_TYPES(SHMEMI_DEV_AMO_EXT)
 #undef SHMEMI_DEV_AMO_EXT
 
-#define SHMEMI_DEV_AMO_STD(T, N)                                                            \
-    SHMEMI_DFN T shmemi_dev_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {   \
-        return shmemi_dev_##N##_amo(SHMEMI_AMO_CAS, dest, value, cond, pe);                 \
-    }                                                                                       \
-    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch_add(T *dest, T value, int pe) {              \
-        return shmemi_dev_##N##_amo(SHMEMI_AMO_ADD, dest, value, (T)0, pe);                 \
-    }                                                                                       \
-    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch_inc(T *dest, int pe) {                       \
-        return shmemi_dev_##N##_atomic_fetch_add(dest, (T)1, pe);                           \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_add(T *dest, T value, int pe) {                 \
-        (void)shmemi_dev_##N##_atomic_fetch_add(dest, value, pe);                           \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_inc(T *dest, int pe) {                          \
-        (void)shmemi_dev_##N##_atomic_fetch_add(dest, (T)1, pe);                            \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond,     \
-                                                             T value, int pe) {             \
-        *fetch = shmemi_dev_##N##_atomic_compare_swap(dest, cond, value, pe);               \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {      \
-        *fetch = shmemi_dev_##N##_atomic_fetch_inc(dest, pe);                               \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value,       \
-                                                          int pe) {                         \
-        *fetch = shmemi_dev_##N##_atomic_fetch_add(dest, value, pe);                        \
+#define SHMEMI_DEV_AMO_STD(T, N)                                                                   \
+    SHMEMI_DFN T shmemi_dev_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe) {          \
+        return shmemi_dev_##N##_amo(SHMEMI_AMO_CAS, dest, value, cond, pe);                        \
+    }                                                                                              \
+    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch_add(T *dest, T value, int pe) {                     \
+        return shmemi_dev_##N##_amo(SHMEMI_AMO_ADD, dest, value, (T)0, pe);                        \
+    }                                                                                              \
+    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch_inc(T *dest, int pe) {                              \
+        return shmemi_dev_##N##_atomic_fetch_add(dest, (T)1, pe);                                  \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_add(T *dest, T value, int pe) {                        \
+        (void)shmemi_dev_##N##_atomic_fetch_add(dest, value, pe);                                  \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_inc(T *dest, int pe) {                                 \
+        (void)shmemi_dev_##N##_atomic_fetch_add(dest, (T)1, pe);                                   \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value,   \
+                                                             int pe) {                             \
+        *fetch = shmemi_dev_##N##_atomic_compare_swap(dest, cond, value, pe);                      \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe) {             \
+        *fetch = shmemi_dev_##N##_atomic_fetch_inc(dest, pe);                                      \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe) {    \
+        *fetch = shmemi_dev_##N##_atomic_fetch_add(dest, value, pe);                               \
     }
 SHMEMI_AMO_STD_TYPES(SHMEMI_DEV_AMO_STD)
 #undef SHMEMI_DEV_AMO_STD
 
-#define SHMEMI_DEV_AMO_BIT_OP(T, N, OP, CODE)                                               \
-    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {             \
-        return shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                           \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_##OP(T *dest, T value, int pe) {                \
-        (void)shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                            \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value,    \
-                                                             int pe) {                      \
-        *fetch = shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                         \
+#define SHMEMI_DEV_AMO_BIT_OP(T, N, OP, CODE)                                                      \
+    SHMEMI_DFN T shmemi_dev_##N##_atomic_fetch_##OP(T *dest, T value, int pe) {                    \
+        return shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                                  \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_##OP(T *dest, T value, int pe) {                       \
+        (void)shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                                   \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe) { \
+        *fetch = shmemi_dev_##N##_amo(CODE, dest, value, (T)0, pe);                                \
     }
-#define SHMEMI_DEV_AMO_BIT(T, N)                                                            \
-    SHMEMI_DEV_AMO_BIT_OP(T, N, and, SHMEMI_AMO_AND)                                        \
-    SHMEMI_DEV_AMO_BIT_OP(T, N, or, SHMEMI_AMO_OR)                                          \
+#define SHMEMI_DEV_AMO_BIT(T, N)                                                                   \
+    SHMEMI_DEV_AMO_BIT_OP(T, N, and, SHMEMI_AMO_AND)                                               \
+    SHMEMI_DEV_AMO_BIT_OP(T, N, or, SHMEMI_AMO_OR)                                                 \
     SHMEMI_DEV_AMO_BIT_OP(T, N, xor, SHMEMI_AMO_XOR)
 SHMEMI_AMO_BIT_TYPES(SHMEMI_DEV_AMO_BIT)
 #undef SHMEMI_DEV_AMO_BIT
@@ -570,136 +560,129 @@ SHMEMI_AMO_BIT_TYPES(SHMEMI_DEV_AMO_BIT)
 SHMEMI_DFN uint64_t shmemi_dev_ld_acq(const void *p, size_t size) {
     /* Acquire (system): pairs with the writer's release (put_signal's fence,
      * a quiet, a barrier) so data written before it is visible after. */
-    return size == 2 ? shmemi_arch_ld_acq16(p)
+    return size == 2   ? shmemi_arch_ld_acq16(p)
            : size == 4 ? shmemi_arch_ld_acq32(p)
                        : shmemi_arch_ld_acq64(p);
 }
 
 enum { SHMEMI_SCAN_ALL, SHMEMI_SCAN_ANY, SHMEMI_SCAN_SOME };
 
-#define SHMEMI_DEV_P2P(T, N)                                                                \
-    SHMEMI_DFN T shmemi_dev_##N##_ld(const T *p) {                                          \
-        uint64_t u = shmemi_dev_ld_acq(p, sizeof(T));                                       \
-        T r;                                                                                \
-        memcpy(&r, &u, sizeof(T));                                                          \
-        return r;                                                                           \
-    }                                                                                       \
-    SHMEMI_DFN int shmemi_dev_##N##_test(T *ivar, int cmp, T cmp_value) {                   \
-        T v = shmemi_dev_##N##_ld(ivar);                                                    \
-        return SHMEMI_DEV_CMP(v, cmp, cmp_value);                                           \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_wait_until(T *ivar, int cmp, T cmp_value) {            \
-        unsigned spins = 0;                                                                 \
-        while (!shmemi_dev_##N##_test(ivar, cmp, cmp_value))                                \
-            shmemi_arch_pause(&spins);                                                      \
-    }                                                                                       \
+#define SHMEMI_DEV_P2P(T, N)                                                                       \
+    SHMEMI_DFN T shmemi_dev_##N##_ld(const T *p) {                                                 \
+        uint64_t u = shmemi_dev_ld_acq(p, sizeof(T));                                              \
+        T r;                                                                                       \
+        memcpy(&r, &u, sizeof(T));                                                                 \
+        return r;                                                                                  \
+    }                                                                                              \
+    SHMEMI_DFN int shmemi_dev_##N##_test(T *ivar, int cmp, T cmp_value) {                          \
+        T v = shmemi_dev_##N##_ld(ivar);                                                           \
+        return SHMEMI_DEV_CMP(v, cmp, cmp_value);                                                  \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_wait_until(T *ivar, int cmp, T cmp_value) {                   \
+        unsigned spins = 0;                                                                        \
+        while (!shmemi_dev_##N##_test(ivar, cmp, cmp_value))                                       \
+            shmemi_arch_pause(&spins);                                                             \
+    }                                                                                              \
     /* One pass over the set: ALL -> 1 when every included one holds; ANY -> the first \
-     * index that holds or SIZE_MAX; SOME -> how many hold (written to indices).     */     \
-    SHMEMI_DFN size_t shmemi_dev_##N##_scan(T *ivars, size_t nelems, size_t *indices,       \
-                                            const int *status, int cmp, const T *vals,      \
-                                            int vec, int mode) {                            \
-        size_t i, count = 0;                                                                \
-        for (i = 0; i < nelems; ++i) {                                                      \
-            if (status && status[i])                                                        \
-                continue;                                                                   \
-            int ok = shmemi_dev_##N##_test(&ivars[i], cmp, vec ? vals[i] : vals[0]);        \
-            if (mode == SHMEMI_SCAN_ALL && !ok)                                             \
-                return 0;                                                                   \
-            if (mode == SHMEMI_SCAN_ANY && ok)                                              \
-                return i;                                                                   \
-            if (mode == SHMEMI_SCAN_SOME && ok)                                             \
-                indices[count++] = i;                                                       \
-        }                                                                                   \
-        return mode == SHMEMI_SCAN_ALL ? 1 : mode == SHMEMI_SCAN_ANY ? SIZE_MAX : count;    \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_included(size_t nelems, const int *status) {         \
-        size_t i, k = 0;                                                                    \
-        for (i = 0; i < nelems; ++i)                                                        \
-            k += !(status && status[i]);                                                    \
-        return k;                                                                           \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_wait_scan(T *ivars, size_t nelems, size_t *indices,  \
-                                                 const int *status, int cmp, const T *vals, \
-                                                 int vec, int mode) {                       \
-        unsigned spins = 0;                                                                 \
-        size_t r;                                                                           \
-        if (mode != SHMEMI_SCAN_ALL && shmemi_dev_##N##_included(nelems, status) == 0)      \
-            return mode == SHMEMI_SCAN_ANY ? SIZE_MAX : 0;                                  \
-        for (;;) {                                                                          \
-            r = shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, vals, vec, mode); \
-            if (mode == SHMEMI_SCAN_ANY ? r != SIZE_MAX : r != 0)                           \
-                return r;                                                                   \
-            shmemi_arch_pause(&spins);                                                      \
-        }                                                                                   \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_wait_until_all(T *ivars, size_t nelems,                \
-                                                    const int *status, int cmp,             \
-                                                    T cmp_value) {                          \
-        (void)shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,   \
-                                         SHMEMI_SCAN_ALL);                                  \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_any(T *ivars, size_t nelems,              \
-                                                      const int *status, int cmp,           \
-                                                      T cmp_value) {                        \
-        return shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,  \
-                                          SHMEMI_SCAN_ANY);                                 \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_some(T *ivars, size_t nelems,             \
-                                                       size_t *indices, const int *status,  \
-                                                       int cmp, T cmp_value) {              \
-        return shmemi_dev_##N##_wait_scan(ivars, nelems, indices, status, cmp, &cmp_value,  \
-                                          0, SHMEMI_SCAN_SOME);                             \
-    }                                                                                       \
-    SHMEMI_DFN void shmemi_dev_##N##_wait_until_all_vector(T *ivars, size_t nelems,         \
-                                                           const int *status, int cmp,      \
-                                                           const T *cmp_values) {           \
-        (void)shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,   \
-                                         SHMEMI_SCAN_ALL);                                  \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_any_vector(T *ivars, size_t nelems,       \
-                                                             const int *status, int cmp,    \
-                                                             const T *cmp_values) {         \
-        return shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,  \
-                                          SHMEMI_SCAN_ANY);                                 \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_some_vector(                              \
-        T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,               \
-        const T *cmp_values) {                                                              \
-        return shmemi_dev_##N##_wait_scan(ivars, nelems, indices, status, cmp, cmp_values,  \
-                                          1, SHMEMI_SCAN_SOME);                             \
-    }                                                                                       \
-    SHMEMI_DFN int shmemi_dev_##N##_test_all(T *ivars, size_t nelems, const int *status,    \
-                                             int cmp, T cmp_value) {                        \
-        return (int)shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,  \
-                                          SHMEMI_SCAN_ALL);                                 \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_test_any(T *ivars, size_t nelems, const int *status, \
-                                                int cmp, T cmp_value) {                     \
-        return shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,       \
-                                     SHMEMI_SCAN_ANY);                                      \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_test_some(T *ivars, size_t nelems, size_t *indices,  \
-                                                 const int *status, int cmp, T cmp_value) { \
-        return shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, &cmp_value, 0,    \
-                                     SHMEMI_SCAN_SOME);                                     \
-    }                                                                                       \
-    SHMEMI_DFN int shmemi_dev_##N##_test_all_vector(T *ivars, size_t nelems,                \
-                                                    const int *status, int cmp,             \
-                                                    const T *cmp_values) {                  \
-        return (int)shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,  \
-                                          SHMEMI_SCAN_ALL);                                 \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_test_any_vector(T *ivars, size_t nelems,             \
-                                                       const int *status, int cmp,          \
-                                                       const T *cmp_values) {               \
-        return shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,       \
-                                     SHMEMI_SCAN_ANY);                                      \
-    }                                                                                       \
-    SHMEMI_DFN size_t shmemi_dev_##N##_test_some_vector(T *ivars, size_t nelems,            \
-                                                        size_t *indices, const int *status, \
-                                                        int cmp, const T *cmp_values) {     \
-        return shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, cmp_values, 1,    \
-                                     SHMEMI_SCAN_SOME);                                     \
+     * index that holds or SIZE_MAX; SOME -> how many hold (written to indices).     */           \
+    SHMEMI_DFN size_t shmemi_dev_##N##_scan(T *ivars, size_t nelems, size_t *indices,              \
+                                            const int *status, int cmp, const T *vals, int vec,    \
+                                            int mode) {                                            \
+        size_t i, count = 0;                                                                       \
+        for (i = 0; i < nelems; ++i) {                                                             \
+            if (status && status[i])                                                               \
+                continue;                                                                          \
+            int ok = shmemi_dev_##N##_test(&ivars[i], cmp, vec ? vals[i] : vals[0]);               \
+            if (mode == SHMEMI_SCAN_ALL && !ok)                                                    \
+                return 0;                                                                          \
+            if (mode == SHMEMI_SCAN_ANY && ok)                                                     \
+                return i;                                                                          \
+            if (mode == SHMEMI_SCAN_SOME && ok)                                                    \
+                indices[count++] = i;                                                              \
+        }                                                                                          \
+        return mode == SHMEMI_SCAN_ALL ? 1 : mode == SHMEMI_SCAN_ANY ? SIZE_MAX : count;           \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_included(size_t nelems, const int *status) {                \
+        size_t i, k = 0;                                                                           \
+        for (i = 0; i < nelems; ++i)                                                               \
+            k += !(status && status[i]);                                                           \
+        return k;                                                                                  \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_wait_scan(T *ivars, size_t nelems, size_t *indices,         \
+                                                 const int *status, int cmp, const T *vals,        \
+                                                 int vec, int mode) {                              \
+        unsigned spins = 0;                                                                        \
+        size_t r;                                                                                  \
+        if (mode != SHMEMI_SCAN_ALL && shmemi_dev_##N##_included(nelems, status) == 0)             \
+            return mode == SHMEMI_SCAN_ANY ? SIZE_MAX : 0;                                         \
+        for (;;) {                                                                                 \
+            r = shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, vals, vec, mode);       \
+            if (mode == SHMEMI_SCAN_ANY ? r != SIZE_MAX : r != 0)                                  \
+                return r;                                                                          \
+            shmemi_arch_pause(&spins);                                                             \
+        }                                                                                          \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_wait_until_all(T *ivars, size_t nelems, const int *status,    \
+                                                    int cmp, T cmp_value) {                        \
+        (void)shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,          \
+                                         SHMEMI_SCAN_ALL);                                         \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_any(T *ivars, size_t nelems, const int *status,  \
+                                                      int cmp, T cmp_value) {                      \
+        return shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,         \
+                                          SHMEMI_SCAN_ANY);                                        \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,   \
+                                                       const int *status, int cmp, T cmp_value) {  \
+        return shmemi_dev_##N##_wait_scan(ivars, nelems, indices, status, cmp, &cmp_value, 0,      \
+                                          SHMEMI_SCAN_SOME);                                       \
+    }                                                                                              \
+    SHMEMI_DFN void shmemi_dev_##N##_wait_until_all_vector(                                        \
+        T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values) {                \
+        (void)shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,          \
+                                         SHMEMI_SCAN_ALL);                                         \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_any_vector(                                      \
+        T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values) {                \
+        return shmemi_dev_##N##_wait_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,         \
+                                          SHMEMI_SCAN_ANY);                                        \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_wait_until_some_vector(T *ivars, size_t nelems,             \
+                                                              size_t *indices, const int *status,  \
+                                                              int cmp, const T *cmp_values) {      \
+        return shmemi_dev_##N##_wait_scan(ivars, nelems, indices, status, cmp, cmp_values, 1,      \
+                                          SHMEMI_SCAN_SOME);                                       \
+    }                                                                                              \
+    SHMEMI_DFN int shmemi_dev_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,  \
+                                             T cmp_value) {                                        \
+        return (int)shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,         \
+                                          SHMEMI_SCAN_ALL);                                        \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_test_any(T *ivars, size_t nelems, const int *status,        \
+                                                int cmp, T cmp_value) {                            \
+        return shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, &cmp_value, 0,              \
+                                     SHMEMI_SCAN_ANY);                                             \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_test_some(T *ivars, size_t nelems, size_t *indices,         \
+                                                 const int *status, int cmp, T cmp_value) {        \
+        return shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, &cmp_value, 0,           \
+                                     SHMEMI_SCAN_SOME);                                            \
+    }                                                                                              \
+    SHMEMI_DFN int shmemi_dev_##N##_test_all_vector(T *ivars, size_t nelems, const int *status,    \
+                                                    int cmp, const T *cmp_values) {                \
+        return (int)shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,         \
+                                          SHMEMI_SCAN_ALL);                                        \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, \
+                                                       int cmp, const T *cmp_values) {             \
+        return shmemi_dev_##N##_scan(ivars, nelems, NULL, status, cmp, cmp_values, 1,              \
+                                     SHMEMI_SCAN_ANY);                                             \
+    }                                                                                              \
+    SHMEMI_DFN size_t shmemi_dev_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,  \
+                                                        const int *status, int cmp,                \
+                                                        const T *cmp_values) {                     \
+        return shmemi_dev_##N##_scan(ivars, nelems, indices, status, cmp, cmp_values, 1,           \
+                                     SHMEMI_SCAN_SOME);                                            \
     }
 SHMEMI_P2P_ALL_TYPES(SHMEMI_DEV_P2P)
 #undef SHMEMI_DEV_P2P
@@ -758,12 +741,12 @@ SHMEMI_STD(void, sync_all, (void), ())
  * drift apart. Types device code cannot hold (longdouble) have none. */
 #if defined(SHMEMI_DEV_PASS)
 #define SHMEMI_FN(SEC, FILE, VER, FORMS, DEV, RET, NAME, P)
-#define SHMEMI_OP(SEC, FILE, VER, FORMS, DEV, T, N, RET, NAME, P, A, GEN, BODY)                 \
+#define SHMEMI_OP(SEC, FILE, VER, FORMS, DEV, T, N, RET, NAME, P, A, GEN, BODY)                    \
     SHMEMI_DEV_OP_##DEV(FORMS, N, RET, NAME, P, A)
 #define SHMEMI_DEV_OP_host(FORMS, N, RET, NAME, P, A)
 #define SHMEMI_DEV_OP_hd(FORMS, N, RET, NAME, P, A)
-#define SHMEMI_DEV_OP_dev(FORMS, N, RET, NAME, P, A)                                            \
-    SHMEMI_WHEN(SHMEMI_CAT(SHMEMI_DEV_NOT_, SHMEMI_PROBE(SHMEMI_DEV_SKIP_##N)),                 \
+#define SHMEMI_DEV_OP_dev(FORMS, N, RET, NAME, P, A)                                               \
+    SHMEMI_WHEN(SHMEMI_CAT(SHMEMI_DEV_NOT_, SHMEMI_PROBE(SHMEMI_DEV_SKIP_##N)),                    \
                 SHMEMI_DEV_STD_##FORMS, (RET, NAME, P, A))
 #define SHMEMI_DEV_NOT_0 1
 #define SHMEMI_DEV_NOT_1 0

@@ -48,6 +48,10 @@
 
 #include "shmem_typelists.h"
 
+/* The rows' parameter lists are stringified into the generated headers: the
+ * formatter would read `T *dest` in them as a product and space it. */
+/* clang-format off */
+
 /* ----------------------------------------------------------------- untyped */
 #define SHMEMI_OPS_UNTYPED()                                                                      \
     SHMEMI_FN(setup, init, v15, plain, host, void, init, (void))                                  \
@@ -560,5 +564,7 @@
 #define SHMEMI_WHEN(c, F, args) SHMEMI_CAT(SHMEMI_WHEN_, c)(F, args)
 #define SHMEMI_WHEN_0(F, args)
 #define SHMEMI_WHEN_1(F, args) F args
+
+/* clang-format on */
 
 #endif

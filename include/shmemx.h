@@ -55,21 +55,22 @@ typedef struct {
     shmem_team_t team;
 } shmemx_plan_config_t;
 /* The defaults spelled out (team 0 is SHMEM_TEAM_WORLD); usable in static initializers. */
-#define SHMEMX_PLAN_CONFIG_INIT {30.0, 0, (shmem_team_t)0}
+#define SHMEMX_PLAN_CONFIG_INIT                                                                    \
+    { 30.0, 0, (shmem_team_t)0 }
 
 enum {
     SHMEMX_PLAN_OK = 0,
-    SHMEMX_PLAN_EINVAL = -1,      /* bad argument or schedule (same error on every PE) */
-    SHMEMX_PLAN_ETIMEDOUT = -2,   /* a wait or round fence ran past the plan timeout */
-    SHMEMX_PLAN_EMARKS = -3,      /* a chunk got more marks than it has writers */
-    SHMEMX_PLAN_EPEER = -4,       /* a peer could not prepare the round */
-    SHMEMX_PLAN_ESTATE = -5,      /* call out of order (start twice, wait before start...) */
-    SHMEMX_PLAN_ENOSPC = -6,      /* the plan queues' rings cannot hold the chains */
-    SHMEMX_PLAN_ENOMEM = -7,      /* out of (symmetric) memory */
-    SHMEMX_PLAN_EUNSUPPORTED = -8,/* not in this build (streams), or a team other than WORLD */
-    SHMEMX_PLAN_EROUNDS = -9,     /* the 32-bit round counter would pass 2^32 - 1 */
-    SHMEMX_PLAN_EENGINE = -10,    /* no copy engine, or its queue failed */
-    SHMEMX_PLAN_EORDER = -11      /* rounds started out of the order they were prepared */
+    SHMEMX_PLAN_EINVAL = -1,       /* bad argument or schedule (same error on every PE) */
+    SHMEMX_PLAN_ETIMEDOUT = -2,    /* a wait or round fence ran past the plan timeout */
+    SHMEMX_PLAN_EMARKS = -3,       /* a chunk got more marks than it has writers */
+    SHMEMX_PLAN_EPEER = -4,        /* a peer could not prepare the round */
+    SHMEMX_PLAN_ESTATE = -5,       /* call out of order (start twice, wait before start...) */
+    SHMEMX_PLAN_ENOSPC = -6,       /* the plan queues' rings cannot hold the chains */
+    SHMEMX_PLAN_ENOMEM = -7,       /* out of (symmetric) memory */
+    SHMEMX_PLAN_EUNSUPPORTED = -8, /* not in this build (streams), or a team other than WORLD */
+    SHMEMX_PLAN_EROUNDS = -9,      /* the 32-bit round counter would pass 2^32 - 1 */
+    SHMEMX_PLAN_EENGINE = -10,     /* no copy engine, or its queue failed */
+    SHMEMX_PLAN_EORDER = -11       /* rounds started out of the order they were prepared */
 };
 
 /* States for shmemx_plan_query. */
@@ -119,9 +120,8 @@ SHMEM_HD int shmemx_plan_wait_chunk(const shmemx_plan_view_t *view, int c);
  *        grouped tiles_per_chunk at a time.     (ntiles regions, ceil(ntiles / tpc) chunks) */
 int shmemx_plan_whole(size_t offset, size_t bytes, int writers, shmemx_region_t *region,
                       shmemx_chunk_t *chunk);
-int shmemx_plan_rows(size_t offset, size_t row_bytes, size_t rows, size_t stride,
-                     size_t nchunks, int writers, shmemx_region_t *regions,
-                     shmemx_chunk_t *chunks);
+int shmemx_plan_rows(size_t offset, size_t row_bytes, size_t rows, size_t stride, size_t nchunks,
+                     int writers, shmemx_region_t *regions, shmemx_chunk_t *chunks);
 typedef struct {
     size_t offset, elem_bytes, ld_bytes, rows, cols, tile_rows, tile_cols;
 } shmemx_tiling_t;
@@ -148,7 +148,7 @@ int shmemx_plan_tiles(const shmemx_tiling_t *tiling, const size_t *order, size_t
 typedef struct {
     const uint32_t *wait_flag; /* NULL: no wait; else wait until *wait_flag >= wait_value */
     uint32_t wait_value;
-    uint64_t *signal;          /* NULL: no signal; else *signal += signal_value on pe after */
+    uint64_t *signal; /* NULL: no signal; else *signal += signal_value on pe after */
     uint64_t signal_value;
 } shmemx_sdma_opts_t;
 
@@ -230,7 +230,7 @@ int shmemx_sdma_quiet_pe(int pe);
  * ---------------------------------------------------------------------- */
 enum {
     SHMEMX_STREAM_OK = 0,
-    SHMEMX_STREAM_EINVAL = -1,       /* bad argument, or a symmetric address not on the device heap */
+    SHMEMX_STREAM_EINVAL = -1, /* bad argument, or a symmetric address not on the device heap */
     SHMEMX_STREAM_EUNSUPPORTED = -2, /* a CPU build, or the heap in host memory (SHMEM_HEAP=host) */
     SHMEMX_STREAM_ERUNTIME = -3,     /* the GPU runtime refused the copy or the launch */
     SHMEMX_STREAM_ENOTRESIDENT = -4  /* collective_launch: the grid cannot be resident at once */

@@ -54,17 +54,15 @@
 #if defined(SDMA_CUDA_DEVICE)
 /* PTX on generic addresses: a peer's NVLink mapping, local GPU memory and mapped host memory
  * alike. "memory" keeps the compiler from moving other accesses across the ordered ones. */
-#define SDMA_PTX_LOAD(NAME, T, SEM_SCOPE, BITS, C)                                         \
-    static inline SDMA_HD T NAME(const volatile T *p)                                      \
-    {                                                                                      \
-        T v;                                                                               \
-        asm volatile("ld." SEM_SCOPE ".b" #BITS " %0, [%1];" : "=" C(v) : "l"(p) : "memory"); \
-        return v;                                                                          \
+#define SDMA_PTX_LOAD(NAME, T, SEM_SCOPE, BITS, C)                                                 \
+    static inline SDMA_HD T NAME(const volatile T *p) {                                            \
+        T v;                                                                                       \
+        asm volatile("ld." SEM_SCOPE ".b" #BITS " %0, [%1];" : "=" C(v) : "l"(p) : "memory");      \
+        return v;                                                                                  \
     }
-#define SDMA_PTX_STORE(NAME, T, SEM_SCOPE, BITS, C)                                        \
-    static inline SDMA_HD void NAME(volatile T *p, T v)                                    \
-    {                                                                                      \
-        asm volatile("st." SEM_SCOPE ".b" #BITS " [%0], %1;" ::"l"(p), C(v) : "memory");   \
+#define SDMA_PTX_STORE(NAME, T, SEM_SCOPE, BITS, C)                                                \
+    static inline SDMA_HD void NAME(volatile T *p, T v) {                                          \
+        asm volatile("st." SEM_SCOPE ".b" #BITS " [%0], %1;" ::"l"(p), C(v) : "memory");           \
     }
 SDMA_PTX_LOAD(sdma_load_acquire_u16, uint16_t, "acquire.sys", 16, "h")
 SDMA_PTX_LOAD(sdma_load_acquire_u32, uint32_t, "acquire.sys", 32, "r")
@@ -89,9 +87,9 @@ SDMA_PTX_STORE(sdma_store_relaxed_u64, uint64_t, "relaxed.sys", 64, "l")
 #define SDMA_LOAD(p, T, MO, SCOPE) __atomic_load_n((T *)(p), MO)
 #define SDMA_STORE(p, v, T, MO, SCOPE) __atomic_store_n((T *)(p), v, MO)
 #endif
-#define SDMA_GNU_LOAD(NAME, T, MO, SCOPE)                                                  \
+#define SDMA_GNU_LOAD(NAME, T, MO, SCOPE)                                                          \
     static inline SDMA_HD T NAME(const volatile T *p) { return SDMA_LOAD(p, T, MO, SCOPE); }
-#define SDMA_GNU_STORE(NAME, T, MO, SCOPE)                                                 \
+#define SDMA_GNU_STORE(NAME, T, MO, SCOPE)                                                         \
     static inline SDMA_HD void NAME(volatile T *p, T v) { SDMA_STORE(p, v, T, MO, SCOPE); }
 SDMA_GNU_LOAD(sdma_load_acquire_u16, uint16_t, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM)
 SDMA_GNU_LOAD(sdma_load_acquire_u32, uint32_t, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM)
@@ -115,28 +113,27 @@ SDMA_GNU_STORE(sdma_store_relaxed_u64, uint64_t, __ATOMIC_RELAXED, __HIP_MEMORY_
  * functions (on unsigned int / unsigned long long), HIP's __hip_atomic_* at system scope, the
  * GNU builtins on the host. */
 #if defined(SDMA_CUDA_DEVICE)
-#define SDMA_RMW(NAME, CUDA_FN, HIP_FN, GNU_FN, T, CT)                                     \
+#define SDMA_RMW(NAME, CUDA_FN, HIP_FN, GNU_FN, T, CT)                                             \
     static inline SDMA_HD T NAME(volatile T *p, T v) { return (T)CUDA_FN((CT *)p, (CT)v); }
 #elif defined(SDMA_HIP_DEVICE)
-#define SDMA_RMW(NAME, CUDA_FN, HIP_FN, GNU_FN, T, CT)                                     \
-    static inline SDMA_HD T NAME(volatile T *p, T v)                                       \
-    {                                                                                      \
-        return HIP_FN((T *)p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);             \
+#define SDMA_RMW(NAME, CUDA_FN, HIP_FN, GNU_FN, T, CT)                                             \
+    static inline SDMA_HD T NAME(volatile T *p, T v) {                                             \
+        return HIP_FN((T *)p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM);                     \
     }
 #else
-#define SDMA_RMW(NAME, CUDA_FN, HIP_FN, GNU_FN, T, CT)                                     \
+#define SDMA_RMW(NAME, CUDA_FN, HIP_FN, GNU_FN, T, CT)                                             \
     static inline SDMA_HD T NAME(volatile T *p, T v) { return GNU_FN((T *)p, v, __ATOMIC_RELAXED); }
 #endif
-#define SDMA_RMW_WIDTH(W, T, CT)                                                           \
-    SDMA_RMW(sdma_fetch_add_relaxed_u##W, atomicAdd_system, __hip_atomic_fetch_add,        \
-             __atomic_fetch_add, T, CT)                                                    \
-    SDMA_RMW(sdma_fetch_and_relaxed_u##W, atomicAnd_system, __hip_atomic_fetch_and,        \
-             __atomic_fetch_and, T, CT)                                                    \
-    SDMA_RMW(sdma_fetch_or_relaxed_u##W, atomicOr_system, __hip_atomic_fetch_or,           \
-             __atomic_fetch_or, T, CT)                                                     \
-    SDMA_RMW(sdma_fetch_xor_relaxed_u##W, atomicXor_system, __hip_atomic_fetch_xor,        \
-             __atomic_fetch_xor, T, CT)                                                    \
-    SDMA_RMW(sdma_exchange_relaxed_u##W, atomicExch_system, __hip_atomic_exchange,         \
+#define SDMA_RMW_WIDTH(W, T, CT)                                                                   \
+    SDMA_RMW(sdma_fetch_add_relaxed_u##W, atomicAdd_system, __hip_atomic_fetch_add,                \
+             __atomic_fetch_add, T, CT)                                                            \
+    SDMA_RMW(sdma_fetch_and_relaxed_u##W, atomicAnd_system, __hip_atomic_fetch_and,                \
+             __atomic_fetch_and, T, CT)                                                            \
+    SDMA_RMW(sdma_fetch_or_relaxed_u##W, atomicOr_system, __hip_atomic_fetch_or,                   \
+             __atomic_fetch_or, T, CT)                                                             \
+    SDMA_RMW(sdma_fetch_xor_relaxed_u##W, atomicXor_system, __hip_atomic_fetch_xor,                \
+             __atomic_fetch_xor, T, CT)                                                            \
+    SDMA_RMW(sdma_exchange_relaxed_u##W, atomicExch_system, __hip_atomic_exchange,                 \
              __atomic_exchange_n, T, CT)
 SDMA_RMW_WIDTH(32, uint32_t, unsigned int)
 SDMA_RMW_WIDTH(64, uint64_t, unsigned long long)
@@ -146,25 +143,22 @@ SDMA_RMW_WIDTH(64, uint64_t, unsigned long long)
 /* Relaxed compare-and-swap, system scope: stores v when the word equals cond; returns the old
  * value (the swap happened when it equals cond). */
 #if defined(SDMA_CUDA_DEVICE)
-#define SDMA_CAS_RELAXED(W, T, CT)                                                         \
-    static inline SDMA_HD T sdma_compare_swap_relaxed_u##W(volatile T *p, T cond, T v)     \
-    {                                                                                      \
-        return (T)atomicCAS_system((CT *)p, (CT)cond, (CT)v);                              \
+#define SDMA_CAS_RELAXED(W, T, CT)                                                                 \
+    static inline SDMA_HD T sdma_compare_swap_relaxed_u##W(volatile T *p, T cond, T v) {           \
+        return (T)atomicCAS_system((CT *)p, (CT)cond, (CT)v);                                      \
     }
 #elif defined(SDMA_HIP_DEVICE)
-#define SDMA_CAS_RELAXED(W, T, CT)                                                         \
-    static inline SDMA_HD T sdma_compare_swap_relaxed_u##W(volatile T *p, T cond, T v)     \
-    {                                                                                      \
-        __hip_atomic_compare_exchange_strong((T *)p, &cond, v, __ATOMIC_RELAXED,           \
-                                             __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_SYSTEM); \
-        return cond;                                                                       \
+#define SDMA_CAS_RELAXED(W, T, CT)                                                                 \
+    static inline SDMA_HD T sdma_compare_swap_relaxed_u##W(volatile T *p, T cond, T v) {           \
+        __hip_atomic_compare_exchange_strong((T *)p, &cond, v, __ATOMIC_RELAXED, __ATOMIC_RELAXED, \
+                                             __HIP_MEMORY_SCOPE_SYSTEM);                           \
+        return cond;                                                                               \
     }
 #else
-#define SDMA_CAS_RELAXED(W, T, CT)                                                         \
-    static inline SDMA_HD T sdma_compare_swap_relaxed_u##W(volatile T *p, T cond, T v)     \
-    {                                                                                      \
-        __atomic_compare_exchange_n((T *)p, &cond, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
-        return cond;                                                                       \
+#define SDMA_CAS_RELAXED(W, T, CT)                                                                 \
+    static inline SDMA_HD T sdma_compare_swap_relaxed_u##W(volatile T *p, T cond, T v) {           \
+        __atomic_compare_exchange_n((T *)p, &cond, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);      \
+        return cond;                                                                               \
     }
 #endif
 SDMA_CAS_RELAXED(32, uint32_t, unsigned int)
@@ -175,33 +169,29 @@ SDMA_CAS_RELAXED(64, uint64_t, unsigned long long)
  * are released with the new value and later ones come after it; on failure *expected gets
  * the current value (acquired). Returns 1 when the swap happened. */
 #if defined(SDMA_CUDA_DEVICE)
-#define SDMA_CAS(W, T, C)                                                                  \
-    static inline SDMA_HD int sdma_cas_u##W(volatile T *p, T *expected, T desired)         \
-    {                                                                                      \
-        T old;                                                                             \
-        asm volatile("atom.acq_rel.sys.cas.b" #W " %0, [%1], %2, %3;"                      \
-                     : "=" C(old)                                                          \
-                     : "l"(p), C(*expected), C(desired)                                    \
-                     : "memory");                                                          \
-        if (old == *expected)                                                              \
-            return 1;                                                                      \
-        *expected = old;                                                                   \
-        return 0;                                                                          \
+#define SDMA_CAS(W, T, C)                                                                          \
+    static inline SDMA_HD int sdma_cas_u##W(volatile T *p, T *expected, T desired) {               \
+        T old;                                                                                     \
+        asm volatile("atom.acq_rel.sys.cas.b" #W " %0, [%1], %2, %3;"                              \
+                     : "=" C(old)                                                                  \
+                     : "l"(p), C(*expected), C(desired)                                            \
+                     : "memory");                                                                  \
+        if (old == *expected)                                                                      \
+            return 1;                                                                              \
+        *expected = old;                                                                           \
+        return 0;                                                                                  \
     }
 #elif defined(SDMA_HIP_DEVICE)
-#define SDMA_CAS(W, T, C)                                                                  \
-    static inline SDMA_HD int sdma_cas_u##W(volatile T *p, T *expected, T desired)         \
-    {                                                                                      \
-        return __hip_atomic_compare_exchange_strong((T *)p, expected, desired,             \
-                                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE,    \
-                                                    __HIP_MEMORY_SCOPE_SYSTEM);            \
+#define SDMA_CAS(W, T, C)                                                                          \
+    static inline SDMA_HD int sdma_cas_u##W(volatile T *p, T *expected, T desired) {               \
+        return __hip_atomic_compare_exchange_strong((T *)p, expected, desired, __ATOMIC_ACQ_REL,   \
+                                                    __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_SYSTEM);  \
     }
 #else
-#define SDMA_CAS(W, T, C)                                                                  \
-    static inline SDMA_HD int sdma_cas_u##W(volatile T *p, T *expected, T desired)         \
-    {                                                                                      \
-        return __atomic_compare_exchange_n((T *)p, expected, desired, 0, __ATOMIC_ACQ_REL, \
-                                           __ATOMIC_ACQUIRE);                              \
+#define SDMA_CAS(W, T, C)                                                                          \
+    static inline SDMA_HD int sdma_cas_u##W(volatile T *p, T *expected, T desired) {               \
+        return __atomic_compare_exchange_n((T *)p, expected, desired, 0, __ATOMIC_ACQ_REL,         \
+                                           __ATOMIC_ACQUIRE);                                      \
     }
 #endif
 SDMA_CAS(32, uint32_t, "r")
@@ -209,8 +199,7 @@ SDMA_CAS(64, uint64_t, "l")
 #undef SDMA_CAS
 
 /* Fetch-add, acquire-release at system scope: returns the old value. */
-static inline SDMA_HD uint64_t sdma_fetch_add_acq_rel_u64(volatile uint64_t *p, uint64_t v)
-{
+static inline SDMA_HD uint64_t sdma_fetch_add_acq_rel_u64(volatile uint64_t *p, uint64_t v) {
 #if defined(SDMA_CUDA_DEVICE)
     uint64_t old;
     asm volatile("atom.acq_rel.sys.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
@@ -223,8 +212,7 @@ static inline SDMA_HD uint64_t sdma_fetch_add_acq_rel_u64(volatile uint64_t *p, 
 }
 
 /* *p = max(*p, v), relaxed, DEVICE scope: for words only this GPU's threads update. */
-static inline SDMA_HD void sdma_fetch_max_relaxed_dev_u64(volatile uint64_t *p, uint64_t v)
-{
+static inline SDMA_HD void sdma_fetch_max_relaxed_dev_u64(volatile uint64_t *p, uint64_t v) {
 #if defined(SDMA_CUDA_DEVICE)
     atomicMax((unsigned long long *)p, (unsigned long long)v); /* device scope */
 #elif defined(SDMA_HIP_DEVICE)
@@ -241,8 +229,7 @@ static inline SDMA_HD void sdma_fetch_max_relaxed_dev_u64(volatile uint64_t *p, 
 /* Sequentially consistent, system scope: every earlier access of this thread (and, by
  * cumulativity, everything it acquired or met at a workgroup barrier) before every later one,
  * for every observer. CUDA and HIP: __threadfence_system (fence.sc.sys on CUDA). */
-static inline SDMA_HD void sdma_fence_seq_cst(void)
-{
+static inline SDMA_HD void sdma_fence_seq_cst(void) {
 #if defined(SDMA_CUDA_DEVICE) || defined(SDMA_HIP_DEVICE)
     __threadfence_system();
 #else
@@ -252,8 +239,7 @@ static inline SDMA_HD void sdma_fence_seq_cst(void)
 
 /* Acquire and release in one fence, system scope: earlier loads and stores before later ones,
  * lighter than sdma_fence_seq_cst (no single order of all fences). */
-static inline SDMA_HD void sdma_fence_acq_rel(void)
-{
+static inline SDMA_HD void sdma_fence_acq_rel(void) {
 #if defined(SDMA_CUDA_DEVICE)
     asm volatile("fence.acq_rel.sys;" ::: "memory");
 #elif defined(SDMA_HIP_DEVICE)
@@ -266,8 +252,7 @@ static inline SDMA_HD void sdma_fence_acq_rel(void)
 /* Release, DEVICE scope: this thread's earlier stores are complete at the GPU's L2 before its
  * later ones (on AMD: s_waitcnt vmcnt(0), what a wave needs before a workgroup barrier after
  * which another wave releases for it at system scope). */
-static inline SDMA_HD void sdma_fence_release_dev(void)
-{
+static inline SDMA_HD void sdma_fence_release_dev(void) {
 #if defined(SDMA_CUDA_DEVICE)
     asm volatile("fence.acq_rel.gpu;" ::: "memory");
 #elif defined(SDMA_HIP_DEVICE)
@@ -280,8 +265,7 @@ static inline SDMA_HD void sdma_fence_release_dev(void)
 /* ------------------------------------------------------------------- pause and clock */
 /* One spin-wait hint: x86 `pause`, Arm `yield`; nothing elsewhere (and nothing on a GPU: see
  * sdma_spin_pause). */
-static inline SDMA_HD void sdma_cpu_relax(void)
-{
+static inline SDMA_HD void sdma_cpu_relax(void) {
 #if defined(SDMA_CUDA_DEVICE) || defined(SDMA_HIP_DEVICE)
 #elif defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -297,8 +281,7 @@ static inline SDMA_HD void sdma_cpu_relax(void)
  * for (a peer's kernel, the soft engine's host thread) gets the memory system or the core:
  *   GPU:  hot for 32 turns, then a short sleep, a longer one after 1024 turns;
  *   host: the CPU's spin hint for 64 turns, then sched_yield(). */
-static inline SDMA_HD void sdma_spin_pause(uint32_t turns)
-{
+static inline SDMA_HD void sdma_spin_pause(uint32_t turns) {
 #if defined(SDMA_CUDA_DEVICE)
     if (turns > 32)
         __nanosleep(turns > 1024 ? 256u : 32u);
@@ -316,8 +299,7 @@ static inline SDMA_HD void sdma_spin_pause(uint32_t turns)
 }
 
 /* Nanoseconds of a monotonic clock that every thread of the device (or of the host) shares. */
-static inline SDMA_HD uint64_t sdma_now_ns(void)
-{
+static inline SDMA_HD uint64_t sdma_now_ns(void) {
 #if defined(SDMA_CUDA_DEVICE)
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

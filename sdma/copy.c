@@ -13,8 +13,7 @@
 
 /* The last-level cache in bytes as sysfs says it (cpu0's highest-level data or unified
  * cache), else as sysconf says it (which some virtual machines overstate), else 0. */
-static size_t llc_bytes(void)
-{
+static size_t llc_bytes(void) {
     size_t best = 0;
     int best_level = 0;
     for (int i = 0; i < 8; i++) {
@@ -60,8 +59,7 @@ static size_t llc_bytes(void)
     return llc > 0 ? (size_t)llc : 0;
 }
 
-static size_t auto_min(void)
-{
+static size_t auto_min(void) {
 #if defined(__x86_64__)
     size_t llc = llc_bytes();
     return llc ? llc / 2 : DEFAULT_STREAM_MIN;
@@ -72,8 +70,7 @@ static size_t auto_min(void)
 
 size_t sdma_copy_stream_min = DEFAULT_STREAM_MIN;
 
-size_t sdma_copy_set_stream_min(size_t bytes)
-{
+size_t sdma_copy_set_stream_min(size_t bytes) {
     if (bytes == SDMA_COPY_STREAM_AUTO)
         bytes = auto_min();
     /* 0 (never) is stored as the largest size. */
@@ -83,8 +80,7 @@ size_t sdma_copy_set_stream_min(size_t bytes)
 
 #if defined(__x86_64__)
 /* 128 bytes a turn: four 32-byte loads, four 32-byte streaming stores (AVX2). */
-__attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s, size_t n)
-{
+__attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s, size_t n) {
     size_t i = 0;
     for (; i + 128 <= n; i += 128) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
@@ -100,8 +96,7 @@ __attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s
 }
 
 /* The same with SSE2 (every x86-64). */
-static size_t stream_sse2(char *d, const char *s, size_t n)
-{
+static size_t stream_sse2(char *d, const char *s, size_t n) {
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
         __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
@@ -119,8 +114,7 @@ static size_t stream_sse2(char *d, const char *s, size_t n)
 static int have_avx2 = -1;
 
 /* From the end down, 128 bytes a turn; returns the bytes left at the start. */
-__attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, size_t n)
-{
+__attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, size_t n) {
     while (n >= 128) {
         n -= 128;
         __m256i a = _mm256_loadu_si256((const __m256i *)(s + n + 96));
@@ -135,8 +129,7 @@ __attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, 
     return n;
 }
 
-static size_t down_sse2(char *d, const char *s, size_t n)
-{
+static size_t down_sse2(char *d, const char *s, size_t n) {
     while (n >= 64) {
         n -= 64;
         __m128i a = _mm_loadu_si128((const __m128i *)(s + n + 48));
@@ -152,8 +145,7 @@ static size_t down_sse2(char *d, const char *s, size_t n)
 }
 #endif
 
-void sdma_copy_down(void *dst, const void *src, size_t n)
-{
+void sdma_copy_down(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
     if (have_avx2 < 0)
         have_avx2 = __builtin_cpu_supports("avx2");
@@ -164,8 +156,7 @@ void sdma_copy_down(void *dst, const void *src, size_t n)
 #endif
 }
 
-void sdma_copy_stream(void *dst, const void *src, size_t n)
-{
+void sdma_copy_stream(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
     char *d = dst;
     const char *s = src;

@@ -32,8 +32,7 @@ void sdma_copy_down(void *dst, const void *src, size_t n);
  * address is known in full (a third of the speed, measured at 8 KiB). Copying down avoids it. */
 #define SDMA_COPY_ALIAS_WINDOW 64
 
-static inline void sdma_copy_bytes(void *dst, const void *src, size_t n)
-{
+static inline void sdma_copy_bytes(void *dst, const void *src, size_t n) {
     if (n >= sdma_copy_stream_min)
         sdma_copy_stream(dst, src, n);
     else if (n >= 512 && (((uintptr_t)dst - (uintptr_t)src) & 4095) < SDMA_COPY_ALIAS_WINDOW)

@@ -51,11 +51,11 @@ typedef CUresult (*batch_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
 
 struct cuda_engine {
     int device;
-    int batch;         /* cudaMemcpyBatchAsync works here */
-    int stream_waits;  /* 1: registered host words are waited on in the stream as well */
-    int lazy;          /* module loading is lazy: stream waits refused */
-    int max_blocked;   /* streams blocked in waits at once, at most */
-    int blocked;       /* now (proxy thread only) */
+    int batch;        /* cudaMemcpyBatchAsync works here */
+    int stream_waits; /* 1: registered host words are waited on in the stream as well */
+    int lazy;         /* module loading is lazy: stream waits refused */
+    int max_blocked;  /* streams blocked in waits at once, at most */
+    int blocked;      /* now (proxy thread only) */
     write32_fn write32;
     write64_fn write64;
     wait32_fn wait32;
@@ -77,7 +77,7 @@ struct cuda_queue {
     enum reach poll_reach;
     uint64_t reach_key[REACH_CACHE]; /* 64 KiB granules (+1) known to be GPU-reachable */
     enum reach reach_val[REACH_CACHE];
-    int wait_armed;        /* counted in ce->blocked until wait_done completes */
+    int wait_armed;          /* counted in ce->blocked until wait_done completes */
     cudaEvent_t issued;      /* recorded behind the latest issued batch */
     int inflight;            /* that batch may still run */
     double first_at;         /* when the oldest pending copy came */
@@ -98,15 +98,13 @@ struct cuda_queue {
 
 static __thread int cur_device = -1;
 
-static int cu_fail(struct sdma_soft_ctx *x, cudaError_t e, const char *what)
-{
+static int cu_fail(struct sdma_soft_ctx *x, cudaError_t e, const char *what) {
     (void)cudaGetLastError();
     return sdma_exec_fail(x, "cuda: %s failed: %s", what, cudaGetErrorString(e));
 }
 
 /* The engine's GPU is current on the calling thread (the proxy, or a waiter). */
-static int enter(struct cuda_engine *ce)
-{
+static int enter(struct cuda_engine *ce) {
     if (cur_device == ce->device)
         return 0;
     if (cudaSetDevice(ce->device) != cudaSuccess)
@@ -115,11 +113,9 @@ static int enter(struct cuda_engine *ce)
     return 0;
 }
 
-
 /* Who can touch a word: only the host (unregistered host memory), both (pinned or
  * registered host memory), or only the GPU (device memory, IPC-mapped peers). */
-static enum reach reach_of(uint64_t addr)
-{
+static enum reach reach_of(uint64_t addr) {
     struct cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, (const void *)(uintptr_t)addr) != cudaSuccess) {
         (void)cudaGetLastError();
@@ -136,8 +132,7 @@ static enum reach reach_of(uint64_t addr)
  * (its quiet word, a plan's words): the lookup takes the driver's lock, which the
  * application's launches need too. Only GPU-reachable answers are kept (host memory
  * may be registered later). */
-static enum reach reach_cached(struct cuda_queue *cq, uint64_t addr)
-{
+static enum reach reach_cached(struct cuda_queue *cq, uint64_t addr) {
     uint64_t key = (addr >> 16) + 1;
     unsigned slot = (unsigned)(key % REACH_CACHE);
     enum reach r;
@@ -153,16 +148,13 @@ static enum reach reach_cached(struct cuda_queue *cq, uint64_t addr)
 
 /* ---------------------------------------------------------------- copies */
 
-static double mono_s(void)
-{
+static double mono_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-
-static int cmp_dst(const void *a, const void *b)
-{
+static int cmp_dst(const void *a, const void *b) {
     const struct pending_copy *x = a, *y = b;
     return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
@@ -170,8 +162,7 @@ static int cmp_dst(const void *a, const void *b)
 /* Sort the batch by destination when that is safe: destinations disjoint and no source
  * overlapping the span the destinations cover, so no copy's result depends on another's.
  * Otherwise the batch keeps ring order. */
-static int sort_if_safe(struct pending_copy *p, struct pending_copy *tmp, size_t n)
-{
+static int sort_if_safe(struct pending_copy *p, struct pending_copy *tmp, size_t n) {
     uint64_t lo = UINT64_MAX, hi = 0;
     size_t i;
     for (i = 0; i < n; i++) {
@@ -195,8 +186,7 @@ static int sort_if_safe(struct pending_copy *p, struct pending_copy *tmp, size_t
 /* Issue the batch: adjacent copies merged; when their order cannot matter, all of
  * them in one call (cudaMemcpyBatchAsync: one driver entry for the batch, which is
  * what a kernel's many workgroup puts need), else one call each, in ring order. */
-static int issue_batch(struct cuda_queue *cq, struct sdma_soft_ctx *x)
-{
+static int issue_batch(struct cuda_queue *cq, struct sdma_soft_ctx *x) {
     struct pending_copy *p = cq->pend;
     size_t n = cq->npend, i, j, m = 0;
     int unordered = n > 1 && sort_if_safe(p, cq->scratch, n);
@@ -230,8 +220,7 @@ static int issue_batch(struct cuda_queue *cq, struct sdma_soft_ctx *x)
 }
 
 /* The pending stream writes, in one call. */
-static int issue_mops(struct cuda_queue *cq, struct sdma_soft_ctx *x)
-{
+static int issue_mops(struct cuda_queue *cq, struct sdma_soft_ctx *x) {
     unsigned n = cq->nmops;
     CUresult cr;
     if (!n)
@@ -239,16 +228,17 @@ static int issue_mops(struct cuda_queue *cq, struct sdma_soft_ctx *x)
     cq->nmops = 0;
     cr = cq->ce->batch_memop(cq->stream, n, cq->mops, 0);
     if (cr != CUDA_SUCCESS)
-        return sdma_exec_fail(x, "cuda: cuStreamBatchMemOp of %u stream writes failed "
-                                 "(CUresult %d)", n, (int)cr);
+        return sdma_exec_fail(x,
+                              "cuda: cuStreamBatchMemOp of %u stream writes failed "
+                              "(CUresult %d)",
+                              n, (int)cr);
     return SDMA_EXEC_DONE;
 }
 
 /* *addr = value (32 or 64 bits) in stream order, after a fence; batched with the
  * writes next to it when the driver can. */
 static int stream_write(struct cuda_queue *cq, struct sdma_soft_ctx *x, uint64_t addr,
-                        uint64_t value, int is64)
-{
+                        uint64_t value, int is64) {
     CUresult cr;
     if (cq->ce->batch_memop) {
         CUstreamBatchMemOpParams *op;
@@ -256,8 +246,8 @@ static int stream_write(struct cuda_queue *cq, struct sdma_soft_ctx *x, uint64_t
             return SDMA_EXEC_ERROR;
         op = &cq->mops[cq->nmops++];
         memset(op, 0, sizeof *op);
-        op->writeValue.operation = is64 ? CU_STREAM_MEM_OP_WRITE_VALUE_64
-                                        : CU_STREAM_MEM_OP_WRITE_VALUE_32;
+        op->writeValue.operation =
+            is64 ? CU_STREAM_MEM_OP_WRITE_VALUE_64 : CU_STREAM_MEM_OP_WRITE_VALUE_32;
         op->writeValue.address = (CUdeviceptr)addr;
         if (is64)
             op->writeValue.value64 = value;
@@ -266,8 +256,7 @@ static int stream_write(struct cuda_queue *cq, struct sdma_soft_ctx *x, uint64_t
         op->writeValue.flags = CU_STREAM_WRITE_VALUE_DEFAULT; /* a fence first */
         return SDMA_EXEC_DONE;
     }
-    cr = is64 ? cq->ce->write64(cq->stream, (CUdeviceptr)addr, value,
-                                CU_STREAM_WRITE_VALUE_DEFAULT)
+    cr = is64 ? cq->ce->write64(cq->stream, (CUdeviceptr)addr, value, CU_STREAM_WRITE_VALUE_DEFAULT)
               : cq->ce->write32(cq->stream, (CUdeviceptr)addr, (cuuint32_t)value,
                                 CU_STREAM_WRITE_VALUE_DEFAULT);
     if (cr != CUDA_SUCCESS)
@@ -278,18 +267,16 @@ static int stream_write(struct cuda_queue *cq, struct sdma_soft_ctx *x, uint64_t
 
 /* mark: remember when this batch is done (later copies may wait for it to merge,
  * cuda_flush); not needed when an ordering point follows at once. */
-static int issue_copies(struct cuda_queue *cq, struct sdma_soft_ctx *x, int mark)
-{
+static int issue_copies(struct cuda_queue *cq, struct sdma_soft_ctx *x, int mark) {
     int rc = issue_batch(cq, x);
-    cq->inflight = mark && rc == SDMA_EXEC_DONE &&
-                   cudaEventRecord(cq->issued, cq->stream) == cudaSuccess;
+    cq->inflight =
+        mark && rc == SDMA_EXEC_DONE && cudaEventRecord(cq->issued, cq->stream) == cudaSuccess;
     return rc;
 }
 
 static int ex_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint64_t dslice,
                    uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width, uint64_t rows,
-                   uint64_t depth)
-{
+                   uint64_t depth) {
     struct cuda_queue *cq = x->ops_arg;
     uint64_t z, y;
     if (enter(cq->ce))
@@ -319,8 +306,8 @@ static int ex_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint6
         /* A pitch beyond the runtime's limit: row by row. */
         (void)cudaGetLastError();
         for (y = 0; y < rows; y++) {
-            e = cudaMemcpyAsync((char *)d + y * dpitch, (const char *)s + y * spitch,
-                                (size_t)width, cudaMemcpyDefault, cq->stream);
+            e = cudaMemcpyAsync((char *)d + y * dpitch, (const char *)s + y * spitch, (size_t)width,
+                                cudaMemcpyDefault, cq->stream);
             if (e != cudaSuccess)
                 return cu_fail(x, e, "cudaMemcpyAsync (2D row)");
         }
@@ -329,8 +316,7 @@ static int ex_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint6
 }
 
 /* Everything before an ordering point is queued first. */
-static int before_op(struct sdma_soft_ctx *x, struct cuda_queue *cq)
-{
+static int before_op(struct sdma_soft_ctx *x, struct cuda_queue *cq) {
     if (enter(cq->ce))
         return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
     if (cq->npend && issue_copies(cq, x, 0) != SDMA_EXEC_DONE)
@@ -348,8 +334,7 @@ struct host_op {
     int is64;
 };
 
-static void run_host_op(void *arg)
-{
+static void run_host_op(void *arg) {
     struct host_op *h = arg;
     struct sdma_soft_ctx x;
     const struct sdma_exec_ops *o = &sdma_host_exec;
@@ -363,8 +348,7 @@ static void run_host_op(void *arg)
     free(h);
 }
 
-static int host_fn(struct sdma_soft_ctx *x, struct cuda_queue *cq, struct host_op h)
-{
+static int host_fn(struct sdma_soft_ctx *x, struct cuda_queue *cq, struct host_op h) {
     struct host_op *p = malloc(sizeof *p);
     cudaError_t e;
     if (!p)
@@ -380,8 +364,7 @@ static int host_fn(struct sdma_soft_ctx *x, struct cuda_queue *cq, struct host_o
 
 /* --------------------------------------------------------- the other ops */
 
-static void reap_wait(struct cuda_queue *cq)
-{
+static void reap_wait(struct cuda_queue *cq) {
     if (cq->wait_armed && cudaEventQuery(cq->wait_done) == cudaSuccess) {
         cq->wait_armed = 0;
         cq->ce->blocked--;
@@ -389,8 +372,7 @@ static void reap_wait(struct cuda_queue *cq)
 }
 
 static int ex_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_t mask,
-                   unsigned func, uint32_t *seen)
-{
+                   unsigned func, uint32_t *seen) {
     struct cuda_queue *cq = x->ops_arg;
     struct cuda_engine *ce = cq->ce;
     enum reach r;
@@ -418,14 +400,18 @@ static int ex_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_
     else if (func == SDMA_POLL_NE && ref == 0)
         flags = CU_STREAM_WAIT_VALUE_AND, ref = mask;
     else
-        return sdma_exec_fail(x, "cuda: POLL (func %u, mask 0x%08x) on GPU memory at 0x%llx: "
-                                 "stream waits compare >=, == or (word & mask) != 0 only",
-                              func, mask, (unsigned long long)addr), -1;
+        return sdma_exec_fail(x,
+                              "cuda: POLL (func %u, mask 0x%08x) on GPU memory at 0x%llx: "
+                              "stream waits compare >=, == or (word & mask) != 0 only",
+                              func, mask, (unsigned long long)addr),
+               -1;
     if (ce->lazy)
-        return sdma_exec_fail(x, "cuda: POLL on GPU memory at 0x%llx needs a stream wait, and "
-                                 "stream waits deadlock with lazy module loading: set "
-                                 "CUDA_MODULE_LOADING=EAGER before CUDA starts",
-                              (unsigned long long)addr), -1;
+        return sdma_exec_fail(x,
+                              "cuda: POLL on GPU memory at 0x%llx needs a stream wait, and "
+                              "stream waits deadlock with lazy module loading: set "
+                              "CUDA_MODULE_LOADING=EAGER before CUDA starts",
+                              (unsigned long long)addr),
+               -1;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return -1;
     reap_wait(cq);
@@ -436,7 +422,8 @@ static int ex_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_
     cr = ce->wait32(cq->stream, (CUdeviceptr)addr, ref, flags);
     if (cr != CUDA_SUCCESS)
         return sdma_exec_fail(x, "cuda: cuStreamWaitValue32 on 0x%llx failed (CUresult %d)",
-                              (unsigned long long)addr, (int)cr), -1;
+                              (unsigned long long)addr, (int)cr),
+               -1;
     e = cudaEventRecord(cq->wait_done, cq->stream);
     if (e != cudaSuccess)
         return cu_fail(x, e, "cudaEventRecord"), -1;
@@ -447,8 +434,7 @@ static int ex_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_
     return 1;
 }
 
-static int ex_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
-{
+static int ex_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value) {
     struct cuda_queue *cq = x->ops_arg;
     if (enter(cq->ce))
         return sdma_exec_fail(x, "cuda: cannot make GPU %d current", cq->ce->device);
@@ -464,16 +450,17 @@ static int ex_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
     return stream_write(cq, x, addr, value, 0);
 }
 
-static int ex_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64,
-                     uint64_t src, uint64_t cmp)
-{
+static int ex_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64, uint64_t src,
+                     uint64_t cmp) {
     struct cuda_queue *cq = x->ops_arg;
     int e;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
     if (reach_cached(cq, addr) == REACH_HOST)
-        return host_fn(x, cq, (struct host_op){.kind = HOST_ATOMIC, .addr = addr, .a = src,
-                                               .b = cmp, .base = base, .is64 = is64});
+        return host_fn(
+            x, cq,
+            (struct host_op){
+                .kind = HOST_ATOMIC, .addr = addr, .a = src, .b = cmp, .base = base, .is64 = is64});
     e = sdma_cuda_atomic_launch(cq->stream, addr,
                                 base == SDMA_ATOMIC_ADD32    ? SDMA_CUDA_ADD
                                 : base == SDMA_ATOMIC_SWAP32 ? SDMA_CUDA_SWAP
@@ -483,21 +470,20 @@ static int ex_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int 
 }
 
 static int ex_fill(struct sdma_soft_ctx *x, uint64_t dst, uint64_t bytes, uint32_t pattern,
-                   unsigned unit)
-{
+                   unsigned unit) {
     struct cuda_queue *cq = x->ops_arg;
     int e;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
         return SDMA_EXEC_ERROR;
     if (reach_cached(cq, dst) == REACH_HOST)
-        return host_fn(x, cq, (struct host_op){.kind = HOST_FILL, .addr = dst, .a = pattern,
-                                               .n = bytes, .unit = unit});
+        return host_fn(x, cq,
+                       (struct host_op){
+                           .kind = HOST_FILL, .addr = dst, .a = pattern, .n = bytes, .unit = unit});
     e = sdma_cuda_fill_launch(cq->stream, dst, bytes, pattern, unit);
     return e ? cu_fail(x, (cudaError_t)e, "the fill kernel's launch") : SDMA_EXEC_DONE;
 }
 
-static int ex_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
-{
+static int ex_timestamp(struct sdma_soft_ctx *x, uint64_t addr) {
     struct cuda_queue *cq = x->ops_arg;
     int e;
     if (before_op(x, cq) != SDMA_EXEC_DONE)
@@ -508,13 +494,12 @@ static int ex_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
     return e ? cu_fail(x, (cudaError_t)e, "the timestamp kernel's launch") : SDMA_EXEC_DONE;
 }
 
-static const struct sdma_exec_ops cuda_exec = {ex_copy, ex_poll, ex_fence, ex_atomic, ex_fill,
-                                               ex_timestamp};
+static const struct sdma_exec_ops cuda_exec = {ex_copy,   ex_poll, ex_fence,
+                                               ex_atomic, ex_fill, ex_timestamp};
 
 /* ---------------------------------------------------------------- flush */
 
-static int cuda_flush(void *qstate, uint64_t rd, int ran)
-{
+static int cuda_flush(void *qstate, uint64_t rd, int ran) {
     struct cuda_queue *cq = qstate;
     struct sdma_queue *q = cq->q;
     struct sdma_soft_ctx x;
@@ -534,8 +519,7 @@ static int cuda_flush(void *qstate, uint64_t rd, int ran)
     if (cq->npend || cq->nmops || rd != cq->published) {
         memset(&x, 0, sizeof x);
         if (enter(cq->ce))
-            return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: cannot make GPU %d current",
-                               cq->ce->device);
+            return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: cannot make GPU %d current", cq->ce->device);
         if (cq->npend && issue_copies(cq, &x, 1) != SDMA_EXEC_DONE)
             return sdma_seterr(SDMA_ERR_SYSTEM, "%s", x.msg), -1;
         if (q->complete && rd != cq->published &&
@@ -553,16 +537,18 @@ static int cuda_flush(void *qstate, uint64_t rd, int ran)
     if (enter(cq->ce) == 0 && (e = cudaStreamQuery(cq->stream)) != cudaSuccess &&
         e != cudaErrorNotReady) {
         (void)cudaGetLastError();
-        return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: an operation on the queue's stream failed: "
-                                            "%s", cudaGetErrorString(e)), -1;
+        return sdma_seterr(SDMA_ERR_SYSTEM,
+                           "cuda: an operation on the queue's stream failed: "
+                           "%s",
+                           cudaGetErrorString(e)),
+               -1;
     }
     return 0;
 }
 
 /* ------------------------------------------------------ engine and queues */
 
-static int entry(const char *sym, void **fn, char *err, size_t errlen)
-{
+static int entry(const char *sym, void **fn, char *err, size_t errlen) {
     enum cudaDriverEntryPointQueryResult st;
     cudaError_t e = cudaGetDriverEntryPointByVersion(sym, fn, 12000, cudaEnableDefault, &st);
     if (e != cudaSuccess || st != cudaDriverEntryPointSuccess || !*fn) {
@@ -574,8 +560,7 @@ static int entry(const char *sym, void **fn, char *err, size_t errlen)
     return 0;
 }
 
-static int cuda_backend_open(struct sdma_engine *e, void **state, char *err, size_t errlen)
-{
+static int cuda_backend_open(struct sdma_engine *e, void **state, char *err, size_t errlen) {
     struct cuda_engine *ce = calloc(1, sizeof *ce);
     const char *loading = getenv("CUDA_MODULE_LOADING");
     const char *conn = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
@@ -610,9 +595,10 @@ static int cuda_backend_open(struct sdma_engine *e, void **state, char *err, siz
     ce->lazy = !loading || strcasecmp(loading, "EAGER") != 0;
     ce->stream_waits = e->cfg.stream_waits;
     if (ce->stream_waits && ce->lazy) {
-        snprintf(err, errlen, "cuda: stream waits were asked for, but CUDA_MODULE_LOADING is "
-                              "%s: the first launch of a kernel while a wait is armed "
-                              "deadlocks; set CUDA_MODULE_LOADING=EAGER before CUDA starts",
+        snprintf(err, errlen,
+                 "cuda: stream waits were asked for, but CUDA_MODULE_LOADING is "
+                 "%s: the first launch of a kernel while a wait is armed "
+                 "deadlocks; set CUDA_MODULE_LOADING=EAGER before CUDA starts",
                  loading ? loading : "unset (lazy)");
         free(ce);
         return SDMA_ERR_INVAL;
@@ -625,30 +611,24 @@ static int cuda_backend_open(struct sdma_engine *e, void **state, char *err, siz
     return 0;
 }
 
-static void cuda_backend_close(void *state)
-{
-    free(state);
-}
+static void cuda_backend_close(void *state) { free(state); }
 
-static void *cuda_alloc(void *state, size_t bytes)
-{
+static void *cuda_alloc(void *state, size_t bytes) {
     void *p = NULL;
-    if (enter(state) || cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable) !=
-                            cudaSuccess) {
+    if (enter(state) ||
+        cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable) != cudaSuccess) {
         (void)cudaGetLastError();
         return NULL;
     }
     return p;
 }
 
-static void cuda_free(void *state, void *p)
-{
+static void cuda_free(void *state, void *p) {
     (void)state;
     (void)cudaFreeHost(p);
 }
 
-static void cuda_queue_release(struct cuda_queue *cq)
-{
+static void cuda_queue_release(struct cuda_queue *cq) {
     if (enter(cq->ce) == 0) {
         if (cq->stream) {
             (void)cudaStreamSynchronize(cq->stream);
@@ -662,8 +642,7 @@ static void cuda_queue_release(struct cuda_queue *cq)
     free(cq);
 }
 
-static int cuda_queue_open(void *state, struct sdma_queue *q, void **qstate)
-{
+static int cuda_queue_open(void *state, struct sdma_queue *q, void **qstate) {
     struct cuda_engine *ce = state;
     struct cuda_queue *cq = calloc(1, sizeof *cq);
     cudaError_t e;
@@ -684,15 +663,14 @@ static int cuda_queue_open(void *state, struct sdma_queue *q, void **qstate)
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         cuda_queue_release(cq);
-        return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: queue '%s': stream create failed: %s",
-                           q->label, cudaGetErrorString(e));
+        return sdma_seterr(SDMA_ERR_SYSTEM, "cuda: queue '%s': stream create failed: %s", q->label,
+                           cudaGetErrorString(e));
     }
     *qstate = cq;
     return 0;
 }
 
-static void cuda_queue_close(void *state, void *qstate)
-{
+static void cuda_queue_close(void *state, void *qstate) {
     struct cuda_queue *cq = qstate;
     (void)state;
     if (cq->wait_armed)
@@ -717,8 +695,7 @@ static const struct sdma_soft_backend cuda_backend = {
     .flush = cuda_flush,
 };
 
-static int cuda_open(struct sdma_engine *e, char *err, size_t errlen)
-{
+static int cuda_open(struct sdma_engine *e, char *err, size_t errlen) {
     return sdma_soft_open_backend(e, &cuda_backend, err, errlen);
 }
 

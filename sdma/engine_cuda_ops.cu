@@ -42,19 +42,19 @@ __global__ void sdma_k_timestamp(uint64_t *addr) {
     __threadfence_system();
 }
 
-extern "C" int sdma_cuda_atomic_launch(void *stream, uint64_t addr, int op, int is64,
-                                       uint64_t src, uint64_t cmp) {
+extern "C" int sdma_cuda_atomic_launch(void *stream, uint64_t addr, int op, int is64, uint64_t src,
+                                       uint64_t cmp) {
     sdma_k_atomic<<<1, 1, 0, (cudaStream_t)stream>>>(addr, op, is64, src, cmp);
     return (int)cudaGetLastError();
 }
 
-extern "C" int sdma_cuda_fill_launch(void *stream, uint64_t dst, uint64_t bytes,
-                                     uint32_t pattern, unsigned unit) {
+extern "C" int sdma_cuda_fill_launch(void *stream, uint64_t dst, uint64_t bytes, uint32_t pattern,
+                                     unsigned unit) {
     uint64_t blocks = (bytes + 255) / 256;
     if (blocks > 1024)
         blocks = 1024;
     sdma_k_fill<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>((unsigned char *)dst, bytes,
-                                                                   pattern, unit ? unit : 1);
+                                                                    pattern, unit ? unit : 1);
     return (int)cudaGetLastError();
 }
 

@@ -58,10 +58,10 @@ typedef HSAKMT_STATUS (*register_gfx_ext_fn)(HSAuint64, HsaGraphicsResourceInfo 
  * declared mapped by its owner (sdma_engine_declare: e.g. HIP's device heap, which a
  * libhsakmt of ROCr's own cannot be asked about). */
 struct hk_range {
-    void *key; /* the address the caller named (sdma_engine_unmap's argument) */
+    void *key;        /* the address the caller named (sdma_engine_unmap's argument) */
     uintptr_t lo, hi; /* the pages */
-    int owned; /* registered here: unmapped and deregistered at unmap/close */
-    int kind;  /* SDMA_MEM_HOST or _DEVICE */
+    int owned;        /* registered here: unmapped and deregistered at unmap/close */
+    int kind;         /* SDMA_MEM_HOST or _DEVICE */
 };
 
 struct hk_engine {
@@ -69,7 +69,7 @@ struct hk_engine {
     HsaNodeProperties props;
     create_queue_ext_fn create_queue_ext;
     register_gfx_ext_fn register_gfx_ext;
-    HsaEvent *fault_ev; /* HSA_EVENTTYPE_MEMORY: the driver's VM-fault report */
+    HsaEvent *fault_ev;   /* HSA_EVENTTYPE_MEMORY: the driver's VM-fault report */
     pthread_mutex_t lock; /* ranges, queues, fault */
     struct hk_range *ranges;
     size_t nranges, rcap;
@@ -89,8 +89,7 @@ struct hk_queue {
 
 /* ------------------------------------------------------------------ open */
 
-static int open_kfd(char *err, size_t errlen)
-{
+static int open_kfd(char *err, size_t errlen) {
     HSAKMT_STATUS st = hsaKmtOpenKFD();
     /* A second open (HIP's runtime got there first, sharing this libhsakmt) is a reference. */
     if (st == HSAKMT_STATUS_SUCCESS || st == HSAKMT_STATUS_KERNEL_ALREADY_OPENED)
@@ -98,8 +97,10 @@ static int open_kfd(char *err, size_t errlen)
     if (access("/dev/kfd", F_OK) != 0)
         snprintf(err, errlen, "hsakmt: /dev/kfd not present (no AMD GPU driver)");
     else if (access("/dev/kfd", R_OK | W_OK) != 0)
-        snprintf(err, errlen, "hsakmt: no permission to open /dev/kfd (%s); the user needs the "
-                              "render/video group", strerror(errno));
+        snprintf(err, errlen,
+                 "hsakmt: no permission to open /dev/kfd (%s); the user needs the "
+                 "render/video group",
+                 strerror(errno));
     else
         snprintf(err, errlen, "hsakmt: hsaKmtOpenKFD failed (status %d)", (int)st);
     return SDMA_ERR_UNAVAILABLE;
@@ -107,8 +108,7 @@ static int open_kfd(char *err, size_t errlen)
 
 /* The io link to the CPU: can ATOMIC packets reach host memory (PCIe 64-bit atomics)? ROCr
  * takes link.info.atomic_support_64bit for its SDMA signals (amd_blit_sdma.cpp Initialize). */
-static int host_atomics(const struct hk_engine *he)
-{
+static int host_atomics(const struct hk_engine *he) {
     HsaIoLinkProperties links[32];
     HSAuint32 n = he->props.NumIOLinks < 32 ? he->props.NumIOLinks : 32, i;
     if (n == 0 || hsaKmtGetNodeIoLinkProperties(he->node, n, links) != HSAKMT_STATUS_SUCCESS)
@@ -123,8 +123,7 @@ static int host_atomics(const struct hk_engine *he)
     return 1;
 }
 
-static int hk_open(struct sdma_engine *e, char *err, size_t errlen)
-{
+static int hk_open(struct sdma_engine *e, char *err, size_t errlen) {
     struct hk_engine *he;
     struct sdma_hsakmt_gpu g;
     HsaEventDescriptor ed;
@@ -160,8 +159,8 @@ static int hk_open(struct sdma_engine *e, char *err, size_t errlen)
         he->fault_ev = NULL; /* faults then surface as timeouts */
 
     /* Limits and packet forms of the node's SDMA generation. */
-    if (!g.sdma44 && (e->cfg.max_copy_bytes == 0 ||
-                      e->cfg.max_copy_bytes > SDMA_COPY_LINEAR_MAX_SDMA40))
+    if (!g.sdma44 &&
+        (e->cfg.max_copy_bytes == 0 || e->cfg.max_copy_bytes > SDMA_COPY_LINEAR_MAX_SDMA40))
         e->cfg.max_copy_bytes = SDMA_COPY_LINEAR_MAX_SDMA40;
     /* LINEAR_SUB_WINDOW_LARGE is unverified on SDMA 4.4 (packets.h): the 13-dword form
      * unless asked for, as ROCr's rectangular copy on every gfx9. */
@@ -181,8 +180,7 @@ static int hk_open(struct sdma_engine *e, char *err, size_t errlen)
     return SDMA_OK;
 }
 
-static void hk_close(struct sdma_engine *e)
-{
+static void hk_close(struct sdma_engine *e) {
     struct hk_engine *he = e->priv;
     size_t i;
     /* Queues are destroyed already (sdma_engine_close's contract): nothing runs that could
@@ -204,8 +202,7 @@ static void hk_close(struct sdma_engine *e)
 
 /* ------------------------------------------------------------------ faults */
 
-static const char *fault_reason(const HsaMemoryAccessFault *f)
-{
+static const char *fault_reason(const HsaMemoryAccessFault *f) {
     if (f->Failure.NotPresent)
         return "page not present for this GPU";
     if (f->Failure.ReadOnly)
@@ -219,16 +216,14 @@ static const char *fault_reason(const HsaMemoryAccessFault *f)
     return "unknown reason";
 }
 
-static void fail_queues_locked(struct hk_engine *he)
-{
+static void fail_queues_locked(struct hk_engine *he) {
     size_t i;
     for (i = 0; i < he->nq; i++)
         sdma_queue_set_error(he->queues[i], "sdma: queue '%s': %s", he->queues[i]->label,
                              he->fault);
 }
 
-static int hk_health(struct sdma_engine *e)
-{
+static int hk_health(struct sdma_engine *e) {
     struct hk_engine *he = e->priv;
     const HsaMemoryAccessFault *f;
     int n;
@@ -265,8 +260,7 @@ static int hk_health(struct sdma_engine *e)
 /* Rings and control pages. Host-written: system memory on the GPU's node (NonPaged 0:
  * libhsakmt allocates host memory), uncached for the GPU; kernel-written rings: VRAM (NonPaged
  * on the GPU node), ROCm/mori's flags. Mapped for the node before use. */
-static void *hk_alloc(struct hk_engine *he, size_t bytes, int vram)
-{
+static void *hk_alloc(struct hk_engine *he, size_t bytes, int vram) {
     HsaMemFlags f;
     HsaMemMapFlags mf;
     HSAuint64 alt = 0;
@@ -289,8 +283,7 @@ static void *hk_alloc(struct hk_engine *he, size_t bytes, int vram)
     return p;
 }
 
-static void hk_free(void *p, size_t bytes)
-{
+static void hk_free(void *p, size_t bytes) {
     if (!p)
         return;
     hsaKmtUnmapMemoryToGPU(p);
@@ -298,8 +291,7 @@ static void hk_free(void *p, size_t bytes)
 }
 
 /* Our mapping covering [a, a+len), or NULL. Lock held. */
-static const struct hk_range *find_range(const struct hk_engine *he, uintptr_t a, size_t len)
-{
+static const struct hk_range *find_range(const struct hk_engine *he, uintptr_t a, size_t len) {
     size_t i;
     for (i = 0; i < he->nranges; i++)
         if (he->ranges[i].lo <= a && a + len <= he->ranges[i].hi)
@@ -309,8 +301,7 @@ static const struct hk_range *find_range(const struct hk_engine *he, uintptr_t a
 
 /* What the driver knows of [a, a+len): mapped for our node in one allocation or registration
  * (someone else's, e.g. HIP's on a shared libhsakmt), and whether it is VRAM. */
-static int driver_kind(const struct hk_engine *he, uintptr_t a, size_t len)
-{
+static int driver_kind(const struct hk_engine *he, uintptr_t a, size_t len) {
     HsaPointerInfo pi;
     HSAuint32 i;
     uintptr_t lo;
@@ -333,8 +324,7 @@ static int driver_kind(const struct hk_engine *he, uintptr_t a, size_t len)
     return SDMA_MEM_UNREACHABLE;
 }
 
-static int hk_classify(struct sdma_engine *e, const void *addr, size_t len)
-{
+static int hk_classify(struct sdma_engine *e, const void *addr, size_t len) {
     struct hk_engine *he = e->priv;
     uintptr_t a = (uintptr_t)addr;
     const struct hk_range *r;
@@ -347,8 +337,7 @@ static int hk_classify(struct sdma_engine *e, const void *addr, size_t len)
 }
 
 /* Room for one more range. Lock held. */
-static int grow_ranges(struct hk_engine *he)
-{
+static int grow_ranges(struct hk_engine *he) {
     if (he->nranges == he->rcap) {
         size_t cap = he->rcap ? 2 * he->rcap : 16;
         struct hk_range *n = realloc(he->ranges, cap * sizeof *n);
@@ -360,8 +349,7 @@ static int grow_ranges(struct hk_engine *he)
     return SDMA_OK;
 }
 
-static int hk_declare(struct sdma_engine *e, void *addr, size_t len, int device)
-{
+static int hk_declare(struct sdma_engine *e, void *addr, size_t len, int device) {
     struct hk_engine *he = e->priv;
     int rc;
     pthread_mutex_lock(&he->lock);
@@ -378,8 +366,7 @@ static int hk_declare(struct sdma_engine *e, void *addr, size_t len, int device)
     return rc;
 }
 
-static int hk_map(struct sdma_engine *e, void *addr, size_t len)
-{
+static int hk_map(struct sdma_engine *e, void *addr, size_t len) {
     struct hk_engine *he = e->priv;
     uintptr_t lo = (uintptr_t)addr & ~(HK_PAGE - 1);
     uintptr_t hi = ((uintptr_t)addr + len + HK_PAGE - 1) & ~(HK_PAGE - 1);
@@ -398,8 +385,10 @@ static int hk_map(struct sdma_engine *e, void *addr, size_t len)
         goto out;
     st = hsaKmtRegisterMemoryToNodes((void *)lo, hi - lo, 1, &he->node);
     if (st != HSAKMT_STATUS_SUCCESS) {
-        rc = sdma_seterr(SDMA_ERR_SYSTEM, "hsakmt: cannot register %p (+%zu bytes) with GPU node "
-                                          "%u (status %d)", addr, len, he->node, (int)st);
+        rc = sdma_seterr(SDMA_ERR_SYSTEM,
+                         "hsakmt: cannot register %p (+%zu bytes) with GPU node "
+                         "%u (status %d)",
+                         addr, len, he->node, (int)st);
         goto out;
     }
     memset(&mf, 0, sizeof mf);
@@ -427,8 +416,7 @@ out:
     return rc;
 }
 
-static int hk_unmap(struct sdma_engine *e, void *addr)
-{
+static int hk_unmap(struct sdma_engine *e, void *addr) {
     struct hk_engine *he = e->priv;
     size_t i;
     pthread_mutex_lock(&he->lock);
@@ -445,8 +433,7 @@ static int hk_unmap(struct sdma_engine *e, void *addr)
     return SDMA_OK;
 }
 
-static int hk_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr)
-{
+static int hk_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr) {
     struct hk_engine *he = e->priv;
     HsaGraphicsResourceInfo info;
     HsaMemMapFlags mf;
@@ -462,14 +449,14 @@ static int hk_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **ad
         return sdma_seterr(SDMA_ERR_SYSTEM, "hsakmt: cannot import dma-buf fd %d", fd);
     if (len && info.SizeInBytes < len) {
         hsaKmtDeregisterMemory(info.MemoryAddress);
-        return sdma_seterr(SDMA_ERR_INVAL, "hsakmt: dma-buf fd %d holds %llu bytes, %zu wanted",
-                           fd, (unsigned long long)info.SizeInBytes, len);
+        return sdma_seterr(SDMA_ERR_INVAL, "hsakmt: dma-buf fd %d holds %llu bytes, %zu wanted", fd,
+                           (unsigned long long)info.SizeInBytes, len);
     }
-    if (hsaKmtMapMemoryToGPUNodes(info.MemoryAddress, info.SizeInBytes, &alt, mf, 1,
-                                  &he->node) != HSAKMT_STATUS_SUCCESS) {
+    if (hsaKmtMapMemoryToGPUNodes(info.MemoryAddress, info.SizeInBytes, &alt, mf, 1, &he->node) !=
+        HSAKMT_STATUS_SUCCESS) {
         hsaKmtDeregisterMemory(info.MemoryAddress);
-        return sdma_seterr(SDMA_ERR_SYSTEM, "hsakmt: cannot map dma-buf fd %d to GPU node %u",
-                           fd, he->node);
+        return sdma_seterr(SDMA_ERR_SYSTEM, "hsakmt: cannot map dma-buf fd %d to GPU node %u", fd,
+                           he->node);
     }
     *addr = info.MemoryAddress;
     return SDMA_OK;
@@ -477,14 +464,12 @@ static int hk_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **ad
 
 /* ------------------------------------------------------------------ queues */
 
-static HSAKMT_STATUS create(struct hk_engine *he, HSA_QUEUE_TYPE t, struct hk_queue *hq)
-{
-    return hsaKmtCreateQueue(he->node, t, 100, HSA_QUEUE_PRIORITY_MAXIMUM, hq->ring,
-                             hq->ring_bytes, NULL, &hq->res);
+static HSAKMT_STATUS create(struct hk_engine *he, HSA_QUEUE_TYPE t, struct hk_queue *hq) {
+    return hsaKmtCreateQueue(he->node, t, 100, HSA_QUEUE_PRIORITY_MAXIMUM, hq->ring, hq->ring_bytes,
+                             NULL, &hq->res);
 }
 
-static int hk_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
-{
+static int hk_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a) {
     struct hk_engine *he = q->eng->priv;
     struct hk_queue *hq;
     size_t rb = a->ring_bytes ? a->ring_bytes : SDMA_RING_DEFAULT_BYTES;
@@ -494,8 +479,10 @@ static int hk_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     int link = a->link ? a->link : q->eng->cfg.queue_link, rc;
 
     if (a->ring || a->ctl || a->rptr || a->wptr || a->doorbell)
-        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "hsakmt: queue '%s': caller-provided rings "
-                                                 "are a soft-engine feature", q->label);
+        return sdma_seterr(SDMA_ERR_UNSUPPORTED,
+                           "hsakmt: queue '%s': caller-provided rings "
+                           "are a soft-engine feature",
+                           q->label);
     hq = calloc(1, sizeof *hq);
     if (!hq)
         return sdma_seterr(SDMA_ERR_NOMEM, "hsakmt: out of memory");
@@ -517,8 +504,10 @@ static int hk_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     hq->ring = hk_alloc(he, rb, (a->flags & SDMA_QUEUE_GPU_PRODUCER) != 0);
     hq->ctl_page = hk_alloc(he, CTL_PAGE, 0);
     if (!hq->ring || !hq->ctl_page) {
-        rc = sdma_seterr(SDMA_ERR_NOMEM, "hsakmt: queue '%s': cannot allocate and map a "
-                                         "%zu-byte ring for GPU node %u", q->label, rb, he->node);
+        rc = sdma_seterr(SDMA_ERR_NOMEM,
+                         "hsakmt: queue '%s': cannot allocate and map a "
+                         "%zu-byte ring for GPU node %u",
+                         q->label, rb, he->node);
         goto err_free;
     }
     /* Queue type: a given engine when the driver can (newer libhsakmt and KFD); else ROCr's
@@ -530,16 +519,17 @@ static int hk_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     second = first == HSA_QUEUE_SDMA ? HSA_QUEUE_SDMA_XGMI : HSA_QUEUE_SDMA;
     if (a->engine_id >= 0 && he->create_queue_ext)
         st = he->create_queue_ext(he->node, (HSA_QUEUE_TYPE)HSAKMT_QUEUE_SDMA_BY_ENG_ID, 100,
-                                  HSA_QUEUE_PRIORITY_MAXIMUM, (HSAuint32)a->engine_id, hq->ring,
-                                  rb, NULL, &hq->res);
+                                  HSA_QUEUE_PRIORITY_MAXIMUM, (HSAuint32)a->engine_id, hq->ring, rb,
+                                  NULL, &hq->res);
     if (st != HSAKMT_STATUS_SUCCESS && (first == HSA_QUEUE_SDMA || he->props.NumSdmaXgmiEngines))
         st = create(he, first, hq);
     if (st != HSAKMT_STATUS_SUCCESS && (second == HSA_QUEUE_SDMA || he->props.NumSdmaXgmiEngines))
         st = create(he, second, hq);
     if (st != HSAKMT_STATUS_SUCCESS) {
-        rc = sdma_seterr(SDMA_ERR_SYSTEM, "hsakmt: queue '%s': SDMA queue creation failed on GPU "
-                                          "node %u (status %d; %u PCIe + %u XGMI engines, %u "
-                                          "queues each; this process holds %zu)",
+        rc = sdma_seterr(SDMA_ERR_SYSTEM,
+                         "hsakmt: queue '%s': SDMA queue creation failed on GPU "
+                         "node %u (status %d; %u PCIe + %u XGMI engines, %u "
+                         "queues each; this process holds %zu)",
                          q->label, he->node, (int)st, he->props.NumSdmaEngines,
                          he->props.NumSdmaXgmiEngines, (unsigned)he->props.NumSdmaQueuesPerEngine,
                          he->nq);
@@ -571,8 +561,7 @@ err_free:
     return rc;
 }
 
-static void hk_queue_close(struct sdma_queue *q)
-{
+static void hk_queue_close(struct sdma_queue *q) {
     struct hk_engine *he = q->eng->priv;
     struct hk_queue *hq = q->priv;
     size_t i;

@@ -36,16 +36,16 @@
 #include "sdma/sdma_internal.h"
 #include "sdma/soft_backend.h"
 
-#define SOFT_BUDGET 64          /* packets per queue per pass */
+#define SOFT_BUDGET 64 /* packets per queue per pass */
 #define SOFT_MIN_SLEEP_US 20
-#define SOFT_MAX_SLEEP_US 1000  /* doorbell re-check period when idle */
+#define SOFT_MAX_SLEEP_US 1000 /* doorbell re-check period when idle */
 
 struct soft_queue {
     struct sdma_queue *q;
     struct sdma_soft_ctx x;
-    uint64_t rd;     /* next byte index to execute (published to *rptr) */
+    uint64_t rd;       /* next byte index to execute (published to *rptr) */
     unsigned slot_off; /* tagged queues: dwords of the slot at rd already executed */
-    int waiting;     /* a POLL at the head is not satisfied yet */
+    int waiting;       /* a POLL at the head is not satisfied yet */
     double wait_until;
     void *owned_ring; /* ring memory we allocated, or NULL */
     void *bq;         /* the backend's queue state */
@@ -62,19 +62,18 @@ struct soft_engine {
     pthread_mutex_t start_lock;
     struct soft_queue **qs;
     size_t nq, cap;
-    int started;          /* the thread runs (set once, under start_lock) */
-    uint32_t wake_seq;    /* futex word of an idle sleep: bumped by every kick */
-    int sleeping;         /* AWAKE, or how the thread is about to sleep or sleeps */
-    int want_lock;        /* a queue open/close waits for the lock */
+    int started;       /* the thread runs (set once, under start_lock) */
+    uint32_t wake_seq; /* futex word of an idle sleep: bumped by every kick */
+    int sleeping;      /* AWAKE, or how the thread is about to sleep or sleeps */
+    int want_lock;     /* a queue open/close waits for the lock */
     int stop;
-    uint32_t done_seq;    /* futex word of block(): bumped after a batch when someone waits */
+    uint32_t done_seq; /* futex word of block(): bumped after a batch when someone waits */
     uint32_t done_waiters;
-    cpu_set_t cpus;       /* the process's CPUs when the engine opened */
+    cpu_set_t cpus; /* the process's CPUs when the engine opened */
     int cpus_valid;
 };
 
-static void soft_free_ring(struct soft_engine *se, void *ring)
-{
+static void soft_free_ring(struct soft_engine *se, void *ring) {
     if (!ring)
         return;
     if (se->b)
@@ -83,13 +82,11 @@ static void soft_free_ring(struct soft_engine *se, void *ring)
         free(ring);
 }
 
-static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
-{
+static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts) {
     return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
 }
 
-static void soft_trap(void *arg, uint32_t context)
-{
+static void soft_trap(void *arg, uint32_t context) {
     struct soft_queue *sq = arg;
     struct sdma_engine *e = sq->q->eng;
     if (e->cfg.trap)
@@ -101,8 +98,7 @@ void sdma_soft_queue_close(struct sdma_queue *q);
 
 /* Execute up to SOFT_BUDGET packets of one queue, then let the backend issue what they
  * queued and publish completion. Returns the number executed. */
-static int run_queue(struct soft_engine *se, struct soft_queue *sq, double t)
-{
+static int run_queue(struct soft_engine *se, struct soft_queue *sq, double t) {
     int n = run_packets(sq, t);
     const struct sdma_soft_backend *b = se->b;
     struct sdma_queue *q = sq->q;
@@ -122,24 +118,23 @@ static int run_queue(struct soft_engine *se, struct soft_queue *sq, double t)
 /* Execute the packet at dw (ring index `index`): a POLL not satisfied parks the queue, a
  * bad packet stops it (nothing behind it runs). Returns sdma_soft_exec's result. */
 static int exec_one(struct soft_queue *sq, const uint32_t *dw, size_t avail, size_t *used,
-                    uint64_t index)
-{
+                    uint64_t index) {
     struct sdma_queue *q = sq->q;
     int rc = sdma_soft_exec(&sq->x, dw, avail, used);
     sq->waiting = rc == SDMA_EXEC_WAIT;
     if (rc == SDMA_EXEC_WAIT)
         sq->wait_until = sq->x.wait_until;
     else if (rc == SDMA_EXEC_ERROR)
-        sdma_queue_set_error(q, "sdma: queue '%s' at byte offset %llu (index %llu): opcode %u "
-                                "sub-op %u: %s",
+        sdma_queue_set_error(q,
+                             "sdma: queue '%s' at byte offset %llu (index %llu): opcode %u "
+                             "sub-op %u: %s",
                              q->label, (unsigned long long)(index & (q->ring.size - 1)),
                              (unsigned long long)index, sq->x.op, sq->x.sub_op, sq->x.msg);
     return rc;
 }
 
 /* A tagged queue: run whole slots while the tag at the read pointer is that slot's. */
-static int run_slots(struct soft_queue *sq)
-{
+static int run_slots(struct soft_queue *sq) {
     struct sdma_queue *q = sq->q;
     const struct sdma_ring *r = &q->ring;
     int n = 0;
@@ -163,8 +158,7 @@ static int run_slots(struct soft_queue *sq)
     return n;
 }
 
-static int run_packets(struct soft_queue *sq, double t)
-{
+static int run_packets(struct soft_queue *sq, double t) {
     struct sdma_queue *q = sq->q;
     const struct sdma_ring *r = &q->ring;
     uint64_t db;
@@ -184,10 +178,11 @@ static int run_packets(struct soft_queue *sq, double t)
         uint64_t avail = db - sq->rd;
         size_t used = 0;
         if (avail > r->size || (avail & 3)) {
-            sdma_queue_set_error(q, "sdma: queue '%s': doorbell %llu is not a dword index "
-                                    "within one ring (%llu bytes) of the read pointer %llu",
-                                 q->label, (unsigned long long)db,
-                                 (unsigned long long)r->size, (unsigned long long)sq->rd);
+            sdma_queue_set_error(q,
+                                 "sdma: queue '%s': doorbell %llu is not a dword index "
+                                 "within one ring (%llu bytes) of the read pointer %llu",
+                                 q->label, (unsigned long long)db, (unsigned long long)r->size,
+                                 (unsigned long long)sq->rd);
             return n;
         }
         if (avail > r->size - off)
@@ -204,13 +199,11 @@ static int run_packets(struct soft_queue *sq, double t)
 }
 
 /* 1 when some queue has work it can run now (doorbell ahead, no parked poll). */
-static int any_ready(struct soft_engine *se)
-{
+static int any_ready(struct soft_engine *se) {
     size_t i;
     for (i = 0; i < se->nq; i++) {
         struct soft_queue *sq = se->qs[i];
-        if (sq->waiting ||
-            __atomic_load_n(&sq->q->state, __ATOMIC_RELAXED) != SDMA_QSTATE_RUN)
+        if (sq->waiting || __atomic_load_n(&sq->q->state, __ATOMIC_RELAXED) != SDMA_QSTATE_RUN)
             continue;
         if (sq->q->flags & SDMA_QUEUE_TAGGED) {
             const uint32_t *slot = sdma_ring_at(&sq->q->ring, sq->rd);
@@ -225,8 +218,7 @@ static int any_ready(struct soft_engine *se)
 
 /* After a batch of packets ran on this thread: tell the queue's owner (its stores may be
  * what someone sleeps for), and wake threads blocked until the engine ran something. */
-static void after_batch(struct soft_engine *se, struct soft_queue *sq)
-{
+static void after_batch(struct soft_engine *se, struct soft_queue *sq) {
     if (sq->q->stored)
         sq->q->stored(sq->q->stored_arg);
     /* Pairs with the fetch-add in soft_block: either it sees the packets' effects when it
@@ -240,16 +232,14 @@ static void after_batch(struct soft_engine *se, struct soft_queue *sq)
 
 /* Whether a parked POLL of this queue must be re-checked on a timer: kernels may write its
  * word (nothing wakes us), it counts its checks, or no wake word is configured. */
-static int poll_timed(const struct soft_engine *se, const struct soft_queue *sq)
-{
+static int poll_timed(const struct soft_engine *se, const struct soft_queue *sq) {
     const struct sdma_engine_config *cfg = &se->e->cfg;
     return (sq->q->flags & SDMA_QUEUE_GPU_WRITES) || sq->x.poll_counted ||
            (!cfg->wake_seq && !cfg->polls_by_callers);
 }
 
 /* Rings that GPU producers write without kicking: re-checked on a timer while open. */
-static int gpu_ring(const struct soft_queue *sq)
-{
+static int gpu_ring(const struct soft_queue *sq) {
     return (sq->q->flags & (SDMA_QUEUE_TAGGED | SDMA_QUEUE_GPU_PRODUCER)) != 0;
 }
 
@@ -257,8 +247,7 @@ static int gpu_ring(const struct soft_queue *sq)
  * *next); *parked: some POLL waits for a wake; *deadline: the earliest parked POLL's
  * deadline. Returns the packets run. */
 static int run_all(struct soft_engine *se, size_t rr, double t, double *next, int *timed,
-                   int *parked, double *deadline)
-{
+                   int *parked, double *deadline) {
     int progress = 0;
     for (size_t i = 0; i < se->nq; i++) {
         struct soft_queue *sq = se->qs[(rr + i) % se->nq];
@@ -284,8 +273,7 @@ static int run_all(struct soft_engine *se, size_t rr, double t, double *next, in
     return progress;
 }
 
-static void sleep_for(uint32_t *word, int op, uint32_t seen, double dt)
-{
+static void sleep_for(uint32_t *word, int op, uint32_t seen, double dt) {
     struct timespec ts, *tp = NULL;
     if (dt < 1e9) {
         if (dt < 0)
@@ -297,8 +285,7 @@ static void sleep_for(uint32_t *word, int op, uint32_t seen, double dt)
     futex(word, op, seen, tp);
 }
 
-static void *soft_main(void *arg)
-{
+static void *soft_main(void *arg) {
     struct soft_engine *se = arg;
     const struct sdma_engine_config *cfg = &se->e->cfg;
     size_t rr = 0;
@@ -384,8 +371,7 @@ static void *soft_main(void *arg)
  * not running them (asleep, about to sleep, or not started): no hand-off between threads,
  * which on a busy node costs a scheduling round per wait. Parked polls are re-checked at
  * once. */
-int sdma_soft_progress(struct sdma_engine *e)
-{
+int sdma_soft_progress(struct sdma_engine *e) {
     struct soft_engine *se = e->priv;
     int progress = 0;
     size_t i;
@@ -404,8 +390,7 @@ int sdma_soft_progress(struct sdma_engine *e)
 
 /* Sleep until the thread ran a batch: only while it is at work (holds the lock); an idle
  * or absent thread runs nothing, and the caller runs the packets itself instead. */
-int sdma_soft_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s)
-{
+int sdma_soft_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s) {
     struct soft_engine *se = e->priv;
     if (!__atomic_load_n(&se->started, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&se->sleeping, __ATOMIC_ACQUIRE) != AWAKE)
@@ -418,8 +403,7 @@ int sdma_soft_block(struct sdma_engine *e, int (*done)(void *), void *arg, doubl
     return 1;
 }
 
-static int soft_start(struct soft_engine *se)
-{
+static int soft_start(struct soft_engine *se) {
     int rc = 0;
     pthread_mutex_lock(&se->start_lock);
     if (!se->started) {
@@ -441,35 +425,29 @@ static int soft_start(struct soft_engine *se)
     return rc;
 }
 
-static void soft_wake(struct soft_engine *se)
-{
+static void soft_wake(struct soft_engine *se) {
     const struct sdma_engine_config *cfg = &se->e->cfg;
     /* Pairs with the sleeper's announcement in soft_main (see there). */
     __atomic_fetch_add(&se->wake_seq, 1, __ATOMIC_SEQ_CST);
     switch (__atomic_load_n(&se->sleeping, __ATOMIC_SEQ_CST)) {
-    case SLEEP_IDLE:
-        futex(&se->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL);
-        break;
+    case SLEEP_IDLE: futex(&se->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL); break;
     case SLEEP_SHARED:
         __atomic_fetch_add(cfg->wake_seq, 1, __ATOMIC_SEQ_CST);
         futex(cfg->wake_seq, cfg->wake_shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
-static void soft_lock(struct soft_engine *se)
-{
+static void soft_lock(struct soft_engine *se) {
     __atomic_fetch_add(&se->want_lock, 1, __ATOMIC_ACQ_REL);
     soft_wake(se);
     pthread_mutex_lock(&se->lock);
     __atomic_fetch_sub(&se->want_lock, 1, __ATOMIC_ACQ_REL);
 }
 
-int sdma_soft_open_backend(struct sdma_engine *e, const struct sdma_soft_backend *b,
-                           char *err, size_t errlen)
-{
+int sdma_soft_open_backend(struct sdma_engine *e, const struct sdma_soft_backend *b, char *err,
+                           size_t errlen) {
     struct soft_engine *se = calloc(1, sizeof *se);
     const char *name = b ? b->name : "soft";
     int rc;
@@ -491,18 +469,15 @@ int sdma_soft_open_backend(struct sdma_engine *e, const struct sdma_soft_backend
     return SDMA_OK;
 }
 
-static int soft_open(struct sdma_engine *e, char *err, size_t errlen)
-{
+static int soft_open(struct sdma_engine *e, char *err, size_t errlen) {
     return sdma_soft_open_backend(e, NULL, err, errlen);
 }
 
-void *sdma_soft_backend_state(struct sdma_engine *e)
-{
+void *sdma_soft_backend_state(struct sdma_engine *e) {
     return ((struct soft_engine *)e->priv)->bstate;
 }
 
-void sdma_soft_close(struct sdma_engine *e)
-{
+void sdma_soft_close(struct sdma_engine *e) {
     struct soft_engine *se = e->priv;
     __atomic_store_n(&se->stop, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&se->start_lock);
@@ -520,8 +495,7 @@ void sdma_soft_close(struct sdma_engine *e)
     free(se);
 }
 
-int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
-{
+int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a) {
     struct soft_engine *se = q->eng->priv;
     const struct sdma_soft_backend *b = se->b;
     struct sdma_queue_words *w = &q->words;
@@ -537,8 +511,9 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
         if (!a->ring || !a->ctl || !a->rptr || !a->wptr || !a->doorbell || *a->rptr != *a->wptr ||
             *a->wptr != *a->doorbell) {
             free(sq);
-            return sdma_seterr(SDMA_ERR_INVAL, "soft: queue '%s': a caller ring needs ring, "
-                                               "ctl, rptr, wptr and doorbell, equal at start",
+            return sdma_seterr(SDMA_ERR_INVAL,
+                               "soft: queue '%s': a caller ring needs ring, "
+                               "ctl, rptr, wptr and doorbell, equal at start",
                                q->label);
         }
         if (b) {
@@ -546,8 +521,7 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
             sq->owned_ring = b->alloc(se->bstate, sizeof *w);
             if (!sq->owned_ring) {
                 free(sq);
-                return sdma_seterr(SDMA_ERR_NOMEM, "%s: out of memory for queue words",
-                                   b->name);
+                return sdma_seterr(SDMA_ERR_NOMEM, "%s: out of memory for queue words", b->name);
             }
             w = memset(sq->owned_ring, 0, sizeof *w);
         }
@@ -564,8 +538,8 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
         memset(sq->owned_ring, 0, rb + (b ? sizeof *w : 0));
         if (b)
             w = (struct sdma_queue_words *)((char *)sq->owned_ring + rb);
-        rc = sdma_ring_init(&q->ring, sq->owned_ring, rb, &w->ctl, &w->rptr, &w->wptr,
-                            &w->doorbell, rflags);
+        rc = sdma_ring_init(&q->ring, sq->owned_ring, rb, &w->ctl, &w->rptr, &w->wptr, &w->doorbell,
+                            rflags);
     }
     if (rc) {
         soft_free_ring(se, sq->owned_ring);
@@ -617,14 +591,15 @@ int sdma_soft_queue_open(struct sdma_queue *q, const struct sdma_queue_attr *a)
     if ((q->flags & (SDMA_QUEUE_TAGGED | SDMA_QUEUE_GPU_PRODUCER | SDMA_QUEUE_GPU_WRITES)) &&
         (rc = soft_start(se))) {
         sdma_soft_queue_close(q);
-        return sdma_seterr(SDMA_ERR_SYSTEM, "soft: queue '%s': cannot start the engine "
-                                            "thread: %s", q->label, strerror(rc));
+        return sdma_seterr(SDMA_ERR_SYSTEM,
+                           "soft: queue '%s': cannot start the engine "
+                           "thread: %s",
+                           q->label, strerror(rc));
     }
     return SDMA_OK;
 }
 
-void sdma_soft_queue_close(struct sdma_queue *q)
-{
+void sdma_soft_queue_close(struct sdma_queue *q) {
     struct soft_engine *se = q->eng->priv;
     struct soft_queue *sq = q->priv;
     size_t i;
@@ -641,8 +616,7 @@ void sdma_soft_queue_close(struct sdma_queue *q)
     free(sq);
 }
 
-void sdma_soft_kick(struct sdma_queue *q)
-{
+void sdma_soft_kick(struct sdma_queue *q) {
     struct soft_engine *se = q->eng->priv;
     /* The first submit starts the thread; if it cannot start, waiters run the packets
      * (sdma_engine_progress) and nothing is lost. */

@@ -17,8 +17,7 @@
 
 #define MAX_GPUS 64
 
-static void gfx_name(const HsaNodeProperties *p, char *out, size_t len)
-{
+static void gfx_name(const HsaNodeProperties *p, char *out, size_t len) {
     snprintf(out, len, "gfx%u%u%x", (unsigned)p->EngineId.ui32.Major,
              (unsigned)p->EngineId.ui32.Minor, (unsigned)p->EngineId.ui32.Stepping);
 }
@@ -27,8 +26,7 @@ static void gfx_name(const HsaNodeProperties *p, char *out, size_t len)
  * ROCr reads ROCR_VISIBLE_DEVICES: comma-separated indices into the list, or "GPU-<hex>"
  * unique ids; parsing stops at the first entry it cannot use. Unset: unchanged. Returns how
  * many are left. */
-static int visible(const char *var, HSAuint32 *ids, HsaNodeProperties *props, int n)
-{
+static int visible(const char *var, HSAuint32 *ids, HsaNodeProperties *props, int n) {
     const char *v = getenv(var), *p;
     int keep[MAX_GPUS], m = 0, i;
     if (!v)
@@ -77,9 +75,8 @@ static int visible(const char *var, HSAuint32 *ids, HsaNodeProperties *props, in
     return m;
 }
 
-int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakmt_gpu *g,
-                         char *err, size_t errlen)
-{
+int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakmt_gpu *g, char *err,
+                         size_t errlen) {
     HsaSystemProperties sys;
     HSAuint32 nodes[MAX_GPUS], i, pick;
     HsaNodeProperties *props;
@@ -89,9 +86,11 @@ int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakm
 
     st = hsaKmtAcquireSystemProperties(&sys);
     if (st != HSAKMT_STATUS_SUCCESS) {
-        snprintf(err, errlen, "hsakmt: cannot read the GPU topology (hsaKmtAcquireSystemProperties "
-                              "status %d); with HIP in the same process, the library must use "
-                              "the libhsakmt of HIP's own ROCm", (int)st);
+        snprintf(err, errlen,
+                 "hsakmt: cannot read the GPU topology (hsaKmtAcquireSystemProperties "
+                 "status %d); with HIP in the same process, the library must use "
+                 "the libhsakmt of HIP's own ROCm",
+                 (int)st);
         return SDMA_ERR_UNAVAILABLE;
     }
     props = calloc(MAX_GPUS, sizeof *props);
@@ -119,9 +118,11 @@ int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakm
             if (props[i].LocationId == cfg->pci_bdf && props[i].Domain == cfg->pci_domain)
                 match[m++] = i;
         if (m == 0) {
-            snprintf(err, errlen, "hsakmt: no KFD GPU node at PCI %04x:%02x:%02x.%x (this PE's "
-                                  "GPU)", cfg->pci_domain, cfg->pci_bdf >> 8,
-                     (cfg->pci_bdf >> 3) & 0x1F, cfg->pci_bdf & 7);
+            snprintf(err, errlen,
+                     "hsakmt: no KFD GPU node at PCI %04x:%02x:%02x.%x (this PE's "
+                     "GPU)",
+                     cfg->pci_domain, cfg->pci_bdf >> 8, (cfg->pci_bdf >> 3) & 0x1F,
+                     cfg->pci_bdf & 7);
             rc = SDMA_ERR_UNAVAILABLE;
             goto out;
         }
@@ -132,8 +133,9 @@ int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakm
         n = visible(getenv("HIP_VISIBLE_DEVICES") ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES",
                     nodes, props, n);
         if (n == 0) {
-            snprintf(err, errlen, "hsakmt: no GPU left visible by ROCR_VISIBLE_DEVICES / "
-                                  "HIP_VISIBLE_DEVICES");
+            snprintf(err, errlen,
+                     "hsakmt: no GPU left visible by ROCR_VISIBLE_DEVICES / "
+                     "HIP_VISIBLE_DEVICES");
             rc = SDMA_ERR_UNAVAILABLE;
             goto out;
         }
@@ -142,13 +144,15 @@ int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakm
     g->node = nodes[pick];
     g->props = props[pick];
     gfx_name(&g->props, gfx, sizeof gfx);
-    snprintf(g->name, sizeof g->name, "GPU node %u (%s, %04x:%02x:%02x.%x)", (unsigned)g->node,
-             gfx, g->props.Domain, g->props.LocationId >> 8, (g->props.LocationId >> 3) & 0x1F,
+    snprintf(g->name, sizeof g->name, "GPU node %u (%s, %04x:%02x:%02x.%x)", (unsigned)g->node, gfx,
+             g->props.Domain, g->props.LocationId >> 8, (g->props.LocationId >> 3) & 0x1F,
              g->props.LocationId & 7);
     if (g->props.EngineId.ui32.Major != 9) {
-        snprintf(err, errlen, "hsakmt: %s has an SDMA 5 or later engine (gfx10 and later): "
-                              "this library encodes SDMA 4.x packets (gfx9: MI100, MI200, "
-                              "MI300) only; use SHMEM_COPY_ENGINE=soft", g->name);
+        snprintf(err, errlen,
+                 "hsakmt: %s has an SDMA 5 or later engine (gfx10 and later): "
+                 "this library encodes SDMA 4.x packets (gfx9: MI100, MI200, "
+                 "MI300) only; use SHMEM_COPY_ENGINE=soft",
+                 g->name);
         rc = SDMA_ERR_UNAVAILABLE;
         goto out;
     }

@@ -18,7 +18,7 @@ struct sdma_hsakmt_gpu {
  * asks for: by PCI location, else by index among the visible GPU nodes with SDMA engines.
  * Refuses gfx10+ nodes (SDMA 5 and later packet forms are not encoded) with
  * SDMA_ERR_UNAVAILABLE and a message. */
-int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakmt_gpu *g,
-                         char *err, size_t errlen);
+int sdma_hsakmt_pick_gpu(const struct sdma_engine_config *cfg, struct sdma_hsakmt_gpu *g, char *err,
+                         size_t errlen);
 
 #endif

@@ -52,7 +52,7 @@
 #define SDMA_SUBOP_TIMESTAMP_GET_GLOBAL 2u
 
 /* ---- packet sizes in dwords ---- */
-#define SDMA_NOP_DW 1u /* minimum; a NOP may span up to SDMA_NOP_MAX_DW */
+#define SDMA_NOP_DW 1u          /* minimum; a NOP may span up to SDMA_NOP_MAX_DW */
 #define SDMA_NOP_MAX_DW 0x4000u /* count field is 14 bits (N-1) */
 #define SDMA_COPY_LINEAR_DW 7u
 #define SDMA_COPY_2D_SW13_DW 13u
@@ -79,9 +79,9 @@
 #define SDMA_CONST_FILL_MAX 0x3FFFE0ull
 #define SDMA_COPY_COUNT_MASK 0x3FFFFFFFu /* COPY_LINEAR DW1 count field (SDMA 4.4) */
 #define SDMA_FILL_COUNT_MASK 0x003FFFFFu /* CONST_FILL DW4 count field (SDMA 4.x) */
-#define SDMA_SW13_MAX_RECT 16384u            /* rect_x (elements) and rect_y: 14-bit fields */
-#define SDMA_SW13_MAX_PITCH (1u << 19)       /* pitch in elements: 19-bit field */
-#define SDMA_POLL_RETRY_FOREVER 0xFFFu       /* retry count meaning "poll forever" */
+#define SDMA_SW13_MAX_RECT 16384u        /* rect_x (elements) and rect_y: 14-bit fields */
+#define SDMA_SW13_MAX_PITCH (1u << 19)   /* pitch in elements: 19-bit field */
+#define SDMA_POLL_RETRY_FOREVER 0xFFFu   /* retry count meaning "poll forever" */
 
 /* POLL_REGMEM compare functions (DW0 bits 30:28); passes when (*addr & mask) <func> ref. */
 #define SDMA_POLL_ALWAYS 0
@@ -132,15 +132,14 @@ SDMA_STATIC_ASSERT(SDMA_PKT_MAX_DW >= SDMA_COPY_2D_DW, "largest packet");
 SDMA_STATIC_ASSERT((SDMA_ATOMIC_ADD64 & 0x7F) == SDMA_ATOMIC_ADD64, "7-bit op");
 
 #define SDMA_HDR(op, sub) ((uint32_t)(op) | ((uint32_t)(sub) << 8))
-#define SDMA_LO(a) ((uint32_t)((uint64_t)(a) & 0xFFFFFFFFu))
+#define SDMA_LO(a) ((uint32_t)((uint64_t)(a)&0xFFFFFFFFu))
 #define SDMA_HI(a) ((uint32_t)((uint64_t)(a) >> 32))
 
 /* NOP spanning `ndw` dwords (1..SDMA_NOP_MAX_DW): header count = ndw-1 (bits 29:16), the
  * following dwords are zero. Returns ndw (0 when ndw is 0). A count above 0 is a "burst" NOP,
  * which needs SDMA firmware feature_version >= 20 (Linux amdgpu_sdma.c sets burst_nop from
  * it); the skipped dwords are zeros, which older firmware runs as 1-dword NOPs anyway. */
-static inline SDMA_HD size_t sdma_pkt_nop(uint32_t *dw, size_t ndw)
-{
+static inline SDMA_HD size_t sdma_pkt_nop(uint32_t *dw, size_t ndw) {
     size_t i;
     if (ndw == 0)
         return 0;
@@ -152,8 +151,7 @@ static inline SDMA_HD size_t sdma_pkt_nop(uint32_t *dw, size_t ndw)
 
 /* `ndw` zero dwords: each is a 1-dword NOP on any firmware. ROCr pads the ring end this way
  * (amd_blit_sdma.cpp PadRingToEnd: memset 0). Returns ndw. */
-static inline SDMA_HD size_t sdma_pkt_nop_zero(uint32_t *dw, size_t ndw)
-{
+static inline SDMA_HD size_t sdma_pkt_nop_zero(uint32_t *dw, size_t ndw) {
     size_t i;
     for (i = 0; i < ndw; i++)
         dw[i] = 0;
@@ -162,11 +160,10 @@ static inline SDMA_HD size_t sdma_pkt_nop_zero(uint32_t *dw, size_t ndw)
 
 /* COPY_LINEAR of `bytes` (1..SDMA_COPY_LINEAR_MAX) from src to dst. */
 static inline SDMA_HD size_t sdma_pkt_copy_linear(uint32_t *dw, uint64_t dst, uint64_t src,
-                                                  uint32_t bytes)
-{
+                                                  uint32_t bytes) {
     dw[0] = SDMA_HDR(SDMA_OP_COPY, SDMA_SUBOP_COPY_LINEAR);
     dw[1] = (bytes - 1u) & SDMA_COPY_COUNT_MASK; /* bits 31:30 are reserved */
-    dw[2] = 0; /* swap / cache hints */
+    dw[2] = 0;                                   /* swap / cache hints */
     dw[3] = SDMA_LO(src);
     dw[4] = SDMA_HI(src);
     dw[5] = SDMA_LO(dst);
@@ -181,9 +178,8 @@ static inline SDMA_HD size_t sdma_pkt_copy_linear(uint32_t *dw, uint64_t dst, ui
  * gfx9, nor says whether its pitch/rect fields are minus-one encoded: on gfx9 hardware it is
  * only sent on request (SHMEM_ENGINE_COPY_2D=large). The soft and cuda engines take it. */
 static inline SDMA_HD size_t sdma_pkt_copy_2d(uint32_t *dw, uint64_t dst, uint32_t dst_pitch,
-                                              uint64_t src, uint32_t src_pitch,
-                                              uint32_t row_bytes, uint32_t rows)
-{
+                                              uint64_t src, uint32_t src_pitch, uint32_t row_bytes,
+                                              uint32_t rows) {
     dw[0] = SDMA_HDR(SDMA_OP_COPY, SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW_LARGE);
     dw[1] = SDMA_LO(src);
     dw[2] = SDMA_HI(src);
@@ -217,8 +213,7 @@ static inline SDMA_HD size_t sdma_pkt_copy_2d(uint32_t *dw, uint64_t dst, uint32
 
 /* log2 of the largest element (up to 16 bytes) for this window. */
 static inline SDMA_HD unsigned sdma_sw13_elem_log2(uint64_t dst, uint32_t dst_pitch, uint64_t src,
-                                                   uint32_t src_pitch, uint32_t row_bytes)
-{
+                                                   uint32_t src_pitch, uint32_t row_bytes) {
     uint64_t v = (dst & 3u) | (src & 3u) | dst_pitch | src_pitch | row_bytes;
     unsigned e = 4;
     while (e > 0 && (v & ((1ull << e) - 1)) != 0)
@@ -228,10 +223,9 @@ static inline SDMA_HD unsigned sdma_sw13_elem_log2(uint64_t dst, uint32_t dst_pi
 
 /* 1 when the window can be one LINEAR_SUB_WINDOW packet: dword pitches, each row inside its
  * pitch after the base's remainder, rect within the 14-bit fields, pitches within 19 bits. */
-static inline SDMA_HD int sdma_pkt_copy_2d_sw13_fits(uint64_t dst, uint32_t dst_pitch,
-                                                     uint64_t src, uint32_t src_pitch,
-                                                     uint32_t row_bytes, uint32_t rows)
-{
+static inline SDMA_HD int sdma_pkt_copy_2d_sw13_fits(uint64_t dst, uint32_t dst_pitch, uint64_t src,
+                                                     uint32_t src_pitch, uint32_t row_bytes,
+                                                     uint32_t rows) {
     unsigned e = sdma_sw13_elem_log2(dst, dst_pitch, src, src_pitch, row_bytes);
     return row_bytes > 0 && rows > 0 && rows <= SDMA_SW13_MAX_RECT && (src_pitch & 3u) == 0 &&
            (dst_pitch & 3u) == 0 && (uint64_t)(src & 3u) + row_bytes <= src_pitch &&
@@ -245,41 +239,37 @@ static inline SDMA_HD int sdma_pkt_copy_2d_sw13_fits(uint64_t dst, uint32_t dst_
 static inline SDMA_HD size_t sdma_pkt_copy_2d_sw13_elem(uint32_t *dw, uint64_t dst,
                                                         uint32_t dst_pitch, uint64_t src,
                                                         uint32_t src_pitch, uint32_t row_bytes,
-                                                        uint32_t rows, unsigned e)
-{
+                                                        uint32_t rows, unsigned e) {
     uint32_t sp = src_pitch >> e, dp = dst_pitch >> e, w = row_bytes >> e;
     dw[0] = SDMA_HDR(SDMA_OP_COPY, SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW) | ((uint32_t)e << 29);
     dw[1] = SDMA_LO(src & ~3ull);
     dw[2] = SDMA_HI(src);
-    dw[3] = (uint32_t)((src & 3u) >> e);          /* src_x 13:0 (elements), src_y 29:16 */
-    dw[4] = ((sp - 1u) & 0x7FFFFu) << 13;         /* src_z 10:0, src pitch-1 31:13 */
-    dw[5] = 0;                                    /* src slice pitch-1 27:0: 0, rect_z is 1 */
+    dw[3] = (uint32_t)((src & 3u) >> e);  /* src_x 13:0 (elements), src_y 29:16 */
+    dw[4] = ((sp - 1u) & 0x7FFFFu) << 13; /* src_z 10:0, src pitch-1 31:13 */
+    dw[5] = 0;                            /* src slice pitch-1 27:0: 0, rect_z is 1 */
     dw[6] = SDMA_LO(dst & ~3ull);
     dw[7] = SDMA_HI(dst);
-    dw[8] = (uint32_t)((dst & 3u) >> e);          /* dst_x, dst_y */
-    dw[9] = ((dp - 1u) & 0x7FFFFu) << 13;         /* dst_z, dst pitch-1 */
-    dw[10] = 0;                                   /* dst slice pitch-1 */
+    dw[8] = (uint32_t)((dst & 3u) >> e);                             /* dst_x, dst_y */
+    dw[9] = ((dp - 1u) & 0x7FFFFu) << 13;                            /* dst_z, dst pitch-1 */
+    dw[10] = 0;                                                      /* dst slice pitch-1 */
     dw[11] = ((w - 1u) & 0x3FFFu) | (((rows - 1u) & 0x3FFFu) << 16); /* rect_x-1, rect_y-1 */
-    dw[12] = 0;                                   /* rect_z-1 */
+    dw[12] = 0;                                                      /* rect_z-1 */
     return SDMA_COPY_2D_SW13_DW;
 }
 
 /* The same with the largest element the window allows. */
 static inline SDMA_HD size_t sdma_pkt_copy_2d_sw13(uint32_t *dw, uint64_t dst, uint32_t dst_pitch,
                                                    uint64_t src, uint32_t src_pitch,
-                                                   uint32_t row_bytes, uint32_t rows)
-{
-    return sdma_pkt_copy_2d_sw13_elem(dw, dst, dst_pitch, src, src_pitch, row_bytes, rows,
-                                      sdma_sw13_elem_log2(dst, dst_pitch, src, src_pitch,
-                                                          row_bytes));
+                                                   uint32_t row_bytes, uint32_t rows) {
+    return sdma_pkt_copy_2d_sw13_elem(
+        dw, dst, dst_pitch, src, src_pitch, row_bytes, rows,
+        sdma_sw13_elem_log2(dst, dst_pitch, src, src_pitch, row_bytes));
 }
 
 /* POLL_REGMEM on memory: wait until (*addr & mask) <func> ref, checking every `interval`
  * and at most `retry` times (SDMA_POLL_RETRY_FOREVER = forever). addr: 4-byte aligned. */
-static inline SDMA_HD size_t sdma_pkt_poll(uint32_t *dw, uint64_t addr, uint32_t ref,
-                                           uint32_t mask, int func, uint16_t interval,
-                                           uint16_t retry)
-{
+static inline SDMA_HD size_t sdma_pkt_poll(uint32_t *dw, uint64_t addr, uint32_t ref, uint32_t mask,
+                                           int func, uint16_t interval, uint16_t retry) {
     dw[0] = SDMA_HDR(SDMA_OP_POLL_REGMEM, 0) | (((uint32_t)func & 7u) << 28) | SDMA_POLL_MEM;
     dw[1] = SDMA_LO(addr);
     dw[2] = SDMA_HI(addr);
@@ -291,8 +281,7 @@ static inline SDMA_HD size_t sdma_pkt_poll(uint32_t *dw, uint64_t addr, uint32_t
 
 /* ATOMIC `op` (SDMA_ATOMIC_*) on the 32/64-bit word at addr with source and compare values. */
 static inline SDMA_HD size_t sdma_pkt_atomic(uint32_t *dw, uint64_t addr, int op, uint64_t src,
-                                             uint64_t cmp)
-{
+                                             uint64_t cmp) {
     dw[0] = SDMA_HDR(SDMA_OP_ATOMIC, 0) | (((uint32_t)op & 0x7Fu) << 25); /* loop bit 16: 0 */
     dw[1] = SDMA_LO(addr);
     dw[2] = SDMA_HI(addr);
@@ -305,8 +294,7 @@ static inline SDMA_HD size_t sdma_pkt_atomic(uint32_t *dw, uint64_t addr, int op
 }
 
 /* FENCE: write the 32-bit `value` to addr once every earlier packet of the queue is done. */
-static inline SDMA_HD size_t sdma_pkt_fence(uint32_t *dw, uint64_t addr, uint32_t value)
-{
+static inline SDMA_HD size_t sdma_pkt_fence(uint32_t *dw, uint64_t addr, uint32_t value) {
     dw[0] = SDMA_HDR(SDMA_OP_FENCE, 0);
     dw[1] = SDMA_LO(addr);
     dw[2] = SDMA_HI(addr);
@@ -315,8 +303,7 @@ static inline SDMA_HD size_t sdma_pkt_fence(uint32_t *dw, uint64_t addr, uint32_
 }
 
 /* TRAP: raise an interrupt carrying a 28-bit context. */
-static inline SDMA_HD size_t sdma_pkt_trap(uint32_t *dw, uint32_t context)
-{
+static inline SDMA_HD size_t sdma_pkt_trap(uint32_t *dw, uint32_t context) {
     dw[0] = SDMA_HDR(SDMA_OP_TRAP, 0);
     dw[1] = context & 0x0FFFFFFFu;
     return SDMA_TRAP_DW;
@@ -326,8 +313,7 @@ static inline SDMA_HD size_t sdma_pkt_trap(uint32_t *dw, uint32_t context)
  * is bytes-1, as the kernel's emit_fill_buffer and kfdtest's SDMA_COUNT write it; bits above
  * the 22-bit field are reserved and never set. */
 static inline SDMA_HD size_t sdma_pkt_const_fill(uint32_t *dw, uint64_t dst, uint32_t value,
-                                                 uint32_t bytes)
-{
+                                                 uint32_t bytes) {
     dw[0] = SDMA_HDR(SDMA_OP_CONST_FILL, 0) | (SDMA_FILL_DWORD << 30);
     dw[1] = SDMA_LO(dst);
     dw[2] = SDMA_HI(dst);
@@ -337,8 +323,7 @@ static inline SDMA_HD size_t sdma_pkt_const_fill(uint32_t *dw, uint64_t dst, uin
 }
 
 /* TIMESTAMP (get global): write the engine's 64-bit timestamp to addr (32-byte aligned). */
-static inline SDMA_HD size_t sdma_pkt_timestamp(uint32_t *dw, uint64_t addr)
-{
+static inline SDMA_HD size_t sdma_pkt_timestamp(uint32_t *dw, uint64_t addr) {
     dw[0] = SDMA_HDR(SDMA_OP_TIMESTAMP, SDMA_SUBOP_TIMESTAMP_GET_GLOBAL);
     dw[1] = SDMA_LO(addr);
     dw[2] = SDMA_HI(addr);

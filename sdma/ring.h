@@ -25,7 +25,8 @@
 
 /* Ring flags. */
 #define SDMA_RING_SINGLE_PRODUCER 1u /* one producer: no CAS, no ordering wait */
-#define SDMA_RING_BURST_NOP 2u       /* pad with burst NOPs (one header per span) instead of
+#define SDMA_RING_BURST_NOP                                                                        \
+    2u /* pad with burst NOPs (one header per span) instead of
                                         zero dwords (1-dword NOPs, any firmware) */
 
 /* Producer-side shared state; each word on its own cache line. */
@@ -39,12 +40,12 @@ struct sdma_ring_ctl {
 };
 
 struct sdma_ring {
-    uint32_t *base;             /* ring memory */
-    uint64_t size;              /* bytes, a power of two */
-    uint32_t flags;             /* SDMA_RING_* */
-    struct sdma_ring_ctl *ctl;  /* producers' shared state */
-    volatile uint64_t *rptr;    /* engine -> producers: bytes consumed */
-    volatile uint64_t *wptr;    /* producers -> engine: bytes published */
+    uint32_t *base;              /* ring memory */
+    uint64_t size;               /* bytes, a power of two */
+    uint32_t flags;              /* SDMA_RING_* */
+    struct sdma_ring_ctl *ctl;   /* producers' shared state */
+    volatile uint64_t *rptr;     /* engine -> producers: bytes consumed */
+    volatile uint64_t *wptr;     /* producers -> engine: bytes published */
     volatile uint64_t *doorbell; /* producers -> engine: same value as wptr, rings the engine */
 };
 
@@ -58,8 +59,7 @@ struct sdma_ring_slot {
     uint32_t ndw;
 };
 
-static inline SDMA_HD uint32_t *sdma_ring_at(const struct sdma_ring *r, uint64_t index)
-{
+static inline SDMA_HD uint32_t *sdma_ring_at(const struct sdma_ring *r, uint64_t index) {
     return r->base + ((index & (r->size - 1)) >> 2);
 }
 
@@ -72,16 +72,14 @@ static inline SDMA_HD uint32_t *sdma_ring_at(const struct sdma_ring *r, uint64_t
  * lap differ (they count slots), and the first lap's memory is zero, never a tag. */
 #define SDMA_SLOT_BYTES 64u
 #define SDMA_SLOT_DW 16u
-static inline SDMA_HD uint32_t sdma_slot_tag(uint64_t index)
-{
+static inline SDMA_HD uint32_t sdma_slot_tag(uint64_t index) {
     return (uint32_t)(index / SDMA_SLOT_BYTES) + 1u;
 }
 
 /* Fill `ndw` dwords at ring index `index` with NOPs (the span must not cross the ring end):
  * zero dwords, or burst NOPs on rings flagged SDMA_RING_BURST_NOP. */
 static inline SDMA_HD void sdma_ring_fill_nops(const struct sdma_ring *r, uint64_t index,
-                                               uint64_t ndw)
-{
+                                               uint64_t ndw) {
     uint32_t *p = sdma_ring_at(r, index);
     if (!(r->flags & SDMA_RING_BURST_NOP)) {
         sdma_pkt_nop_zero(p, (size_t)ndw);
@@ -105,8 +103,7 @@ static inline SDMA_HD void sdma_ring_fill_nops(const struct sdma_ring *r, uint64
  * (kQueueSize - 1) bytes at a time"), kfdtest BaseQueue.cpp (readPtr - 1 - writePtr),
  * ROCm/mori anvil_device.hpp ((uptoIndex - cachedHwReadIndex) < queue_size_in_bytes). */
 static inline SDMA_HD int sdma_ring_reserve(const struct sdma_ring *r, uint32_t ndw,
-                                            struct sdma_ring_slot *slot)
-{
+                                            struct sdma_ring_slot *slot) {
     struct sdma_ring_ctl *c = r->ctl;
     uint64_t bytes = (uint64_t)ndw * 4u;
     uint64_t cur, pad, end, rp;
@@ -150,8 +147,7 @@ static inline SDMA_HD int sdma_ring_reserve(const struct sdma_ring *r, uint32_t 
 
 /* Publish a placed slot, in reservation order. */
 static inline SDMA_HD void sdma_ring_commit(const struct sdma_ring *r,
-                                            const struct sdma_ring_slot *slot)
-{
+                                            const struct sdma_ring_slot *slot) {
     struct sdma_ring_ctl *c = r->ctl;
     if (!(r->flags & SDMA_RING_SINGLE_PRODUCER)) {
         uint32_t spins = 0;
@@ -172,8 +168,7 @@ static inline SDMA_HD void sdma_ring_commit(const struct sdma_ring *r,
 
 /* Give up a reserved slot without a packet: NOPs, then commit (a slot must never be left). */
 static inline SDMA_HD void sdma_ring_commit_nops(const struct sdma_ring *r,
-                                                 const struct sdma_ring_slot *slot)
-{
+                                                 const struct sdma_ring_slot *slot) {
     sdma_ring_fill_nops(r, slot->pkt, slot->ndw);
     sdma_ring_commit(r, slot);
 }
@@ -183,8 +178,7 @@ static inline SDMA_HD void sdma_ring_commit_nops(const struct sdma_ring *r,
 static inline SDMA_HD int sdma_ring_init(struct sdma_ring *r, void *base, uint64_t size,
                                          struct sdma_ring_ctl *ctl, volatile uint64_t *rptr,
                                          volatile uint64_t *wptr, volatile uint64_t *doorbell,
-                                         uint32_t flags)
-{
+                                         uint32_t flags) {
     uint64_t start;
     if (!base || size < 64 || (size & (size - 1)) || !ctl || !rptr || !wptr || !doorbell)
         return SDMA_ERR_INVAL;

@@ -11,8 +11,7 @@
 
 static _Thread_local char tls_msg[512];
 
-int sdma_seterr(int code, const char *fmt, ...)
-{
+int sdma_seterr(int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tls_msg, sizeof tls_msg, fmt, ap);
@@ -20,13 +19,9 @@ int sdma_seterr(int code, const char *fmt, ...)
     return code;
 }
 
-const char *sdma_last_error(void)
-{
-    return tls_msg;
-}
+const char *sdma_last_error(void) { return tls_msg; }
 
-const char *sdma_strerror(int code)
-{
+const char *sdma_strerror(int code) {
     switch (code) {
     case SDMA_OK: return "success";
     case SDMA_ERR_INVAL: return "invalid argument";
@@ -44,15 +39,13 @@ const char *sdma_strerror(int code)
     }
 }
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void nap(unsigned *backoff_us)
-{
+static void nap(unsigned *backoff_us) {
     struct timespec ts = {0, (long)*backoff_us * 1000};
     nanosleep(&ts, NULL);
     if (*backoff_us < 1000)
@@ -61,8 +54,7 @@ static void nap(unsigned *backoff_us)
 
 /* ------------------------------------------------------------------ engines */
 
-int sdma_config_set_pci(struct sdma_engine_config *cfg, const char *bus_id)
-{
+int sdma_config_set_pci(struct sdma_engine_config *cfg, const char *bus_id) {
     unsigned dom = 0, bus, dev, fn;
     char extra;
     if (!cfg || !bus_id)
@@ -81,8 +73,7 @@ int sdma_config_set_pci(struct sdma_engine_config *cfg, const char *bus_id)
 }
 
 int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
-                     struct sdma_engine **out, char *err, size_t errlen)
-{
+                     struct sdma_engine **out, char *err, size_t errlen) {
     const struct sdma_engine_ops *ops = NULL;
     struct sdma_engine *e;
     char tmp[256];
@@ -106,8 +97,9 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
 #ifdef SDMA_HAVE_HSAKMT
         ops = &sdma_hsakmt_ops;
 #else
-        snprintf(err, errlen, "hsakmt: not available in this build (libhsakmt was not found "
-                              "when it was configured)");
+        snprintf(err, errlen,
+                 "hsakmt: not available in this build (libhsakmt was not found "
+                 "when it was configured)");
         return SDMA_ERR_NOT_BUILT;
 #endif
     } else if (!strcmp(kind, "cuda")) {
@@ -126,8 +118,10 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
         ops = &sdma_soft_ops;
 #endif
     } else {
-        snprintf(err, errlen, "unknown copy engine \"%s\" (expected auto, soft, hsakmt, cuda or "
-                              "none)", kind);
+        snprintf(err, errlen,
+                 "unknown copy engine \"%s\" (expected auto, soft, hsakmt, cuda or "
+                 "none)",
+                 kind);
         return SDMA_ERR_INVAL;
     }
 
@@ -175,21 +169,18 @@ int sdma_engine_open(const char *kind, const struct sdma_engine_config *cfg,
     return SDMA_OK;
 }
 
-void sdma_engine_close(struct sdma_engine *e)
-{
+void sdma_engine_close(struct sdma_engine *e) {
     if (!e)
         return;
     e->ops->close(e);
     free(e);
 }
 
-int sdma_engine_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s)
-{
+int sdma_engine_block(struct sdma_engine *e, int (*done)(void *), void *arg, double timeout_s) {
     return e && e->ops->block ? e->ops->block(e, done, arg, timeout_s) : 0;
 }
 
-int sdma_engine_progress(struct sdma_engine *e)
-{
+int sdma_engine_progress(struct sdma_engine *e) {
     if (!e)
         return 0;
     if (e->ops->progress)
@@ -206,80 +197,59 @@ int sdma_engine_progress(struct sdma_engine *e)
     return 0;
 }
 
-int sdma_engine_copy_2d_format(const struct sdma_engine *e)
-{
+int sdma_engine_copy_2d_format(const struct sdma_engine *e) {
     return e ? e->copy_2d : SDMA_COPY_2D_LARGE;
 }
 
-unsigned sdma_engine_caps(const struct sdma_engine *e)
-{
-    return e ? e->caps : 0;
-}
+unsigned sdma_engine_caps(const struct sdma_engine *e) { return e ? e->caps : 0; }
 
-const char *sdma_engine_target(const struct sdma_engine *e)
-{
-    return e ? e->target : "none";
-}
+const char *sdma_engine_target(const struct sdma_engine *e) { return e ? e->target : "none"; }
 
-int sdma_engine_reaches(struct sdma_engine *e, const void *addr, size_t len)
-{
+int sdma_engine_reaches(struct sdma_engine *e, const void *addr, size_t len) {
     if (!e || !addr)
         return 0;
     return !e->ops->classify || e->ops->classify(e, addr, len) != SDMA_MEM_UNREACHABLE;
 }
 
-int sdma_engine_check(struct sdma_engine *e)
-{
-    return e && e->ops->health ? e->ops->health(e) : 0;
-}
+int sdma_engine_check(struct sdma_engine *e) { return e && e->ops->health ? e->ops->health(e) : 0; }
 
-const char *sdma_engine_name(const struct sdma_engine *e)
-{
-    return e ? e->ops->name : "none";
-}
+const char *sdma_engine_name(const struct sdma_engine *e) { return e ? e->ops->name : "none"; }
 
-int sdma_engine_map(struct sdma_engine *e, void *addr, size_t len)
-{
+int sdma_engine_map(struct sdma_engine *e, void *addr, size_t len) {
     if (!e || !addr)
         return SDMA_ERR_INVAL;
     return e->ops->map ? e->ops->map(e, addr, len) : SDMA_OK;
 }
 
-int sdma_engine_declare(struct sdma_engine *e, void *addr, size_t len, int device)
-{
+int sdma_engine_declare(struct sdma_engine *e, void *addr, size_t len, int device) {
     if (!e || !addr)
         return SDMA_ERR_INVAL;
     return e->ops->declare && len ? e->ops->declare(e, addr, len, device) : SDMA_OK;
 }
 
-int sdma_engine_unmap(struct sdma_engine *e, void *addr)
-{
+int sdma_engine_unmap(struct sdma_engine *e, void *addr) {
     if (!e || !addr)
         return SDMA_ERR_INVAL;
     return e->ops->unmap ? e->ops->unmap(e, addr) : SDMA_OK;
 }
 
-int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr)
-{
+int sdma_engine_import_dmabuf(struct sdma_engine *e, int fd, size_t len, void **addr) {
     if (!e || fd < 0 || !addr)
         return SDMA_ERR_INVAL;
     if (!e->ops->import_dmabuf)
-        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "%s: dma-buf import not supported",
-                           e->ops->name);
+        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "%s: dma-buf import not supported", e->ops->name);
     return e->ops->import_dmabuf(e, fd, len, addr);
 }
 
 /* ------------------------------------------------------------------ queues */
 
-void sdma_queue_attr_init(struct sdma_queue_attr *a)
-{
+void sdma_queue_attr_init(struct sdma_queue_attr *a) {
     memset(a, 0, sizeof *a);
     a->engine_id = -1;
 }
 
 int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
-                         struct sdma_queue **out)
-{
+                         struct sdma_queue **out) {
     struct sdma_queue *q;
     int rc;
     size_t rb;
@@ -288,11 +258,15 @@ int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
         return SDMA_ERR_INVAL;
     rb = a->ring_bytes ? a->ring_bytes : SDMA_RING_DEFAULT_BYTES;
     if ((a->flags & SDMA_QUEUE_TAGGED) && !(e->ops->caps & SDMA_CAP_TAGGED))
-        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "%s: tagged queues are not supported (the "
-                                                 "hardware reads a doorbell)", e->ops->name);
+        return sdma_seterr(SDMA_ERR_UNSUPPORTED,
+                           "%s: tagged queues are not supported (the "
+                           "hardware reads a doorbell)",
+                           e->ops->name);
     if (rb < 4096 || (rb & (rb - 1)))
-        return sdma_seterr(SDMA_ERR_INVAL, "sdma: ring size %zu is not a power of two >= 4096 "
-                                           "(%s)", rb, e->ring_setting);
+        return sdma_seterr(SDMA_ERR_INVAL,
+                           "sdma: ring size %zu is not a power of two >= 4096 "
+                           "(%s)",
+                           rb, e->ring_setting);
     q = aligned_alloc(64, (sizeof *q + 63) & ~(size_t)63);
     if (!q)
         return sdma_seterr(SDMA_ERR_NOMEM, "sdma: out of memory for a queue");
@@ -316,8 +290,7 @@ int sdma_queue_open_attr(struct sdma_engine *e, const struct sdma_queue_attr *a,
 }
 
 int sdma_queue_open(struct sdma_engine *e, size_t ring_bytes, const char *label,
-                    struct sdma_queue **out)
-{
+                    struct sdma_queue **out) {
     struct sdma_queue_attr a;
     sdma_queue_attr_init(&a);
     a.ring_bytes = ring_bytes;
@@ -325,16 +298,14 @@ int sdma_queue_open(struct sdma_engine *e, size_t ring_bytes, const char *label,
     return sdma_queue_open_attr(e, &a, out);
 }
 
-void sdma_queue_close(struct sdma_queue *q)
-{
+void sdma_queue_close(struct sdma_queue *q) {
     if (!q)
         return;
     q->eng->ops->queue_close(q);
     free(q);
 }
 
-int sdma_queue_idle(const struct sdma_queue *q)
-{
+int sdma_queue_idle(const struct sdma_queue *q) {
     const struct sdma_ring *r = &q->ring;
     uint64_t rp = sdma_load_acquire_u64(r->rptr);
     if (q->flags & SDMA_QUEUE_TAGGED)
@@ -344,18 +315,11 @@ int sdma_queue_idle(const struct sdma_queue *q)
     return rp == sdma_load_acquire_u64(r->wptr);
 }
 
-const char *sdma_queue_label(const struct sdma_queue *q)
-{
-    return q->label;
-}
+const char *sdma_queue_label(const struct sdma_queue *q) { return q->label; }
 
-const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q)
-{
-    return &q->ring;
-}
+const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q) { return &q->ring; }
 
-void sdma_queue_set_error(struct sdma_queue *q, const char *fmt, ...)
-{
+void sdma_queue_set_error(struct sdma_queue *q, const char *fmt, ...) {
     va_list ap;
     if (__atomic_load_n(&q->state, __ATOMIC_ACQUIRE) != SDMA_QSTATE_RUN)
         return;
@@ -366,8 +330,7 @@ void sdma_queue_set_error(struct sdma_queue *q, const char *fmt, ...)
     __atomic_store_n(&q->state, SDMA_QSTATE_ERROR, __ATOMIC_RELEASE);
 }
 
-int sdma_queue_error(const struct sdma_queue *q, char *msg, size_t len)
-{
+int sdma_queue_error(const struct sdma_queue *q, char *msg, size_t len) {
     /* Acquire pairs with the release in sdma_queue_set_error: errmsg is complete. */
     if (__atomic_load_n(&q->state, __ATOMIC_ACQUIRE) == SDMA_QSTATE_RUN) {
         if (msg && len)
@@ -379,8 +342,7 @@ int sdma_queue_error(const struct sdma_queue *q, char *msg, size_t len)
     return 1;
 }
 
-static int queue_failed(const struct sdma_queue *q)
-{
+static int queue_failed(const struct sdma_queue *q) {
     char m[512];
     if (!sdma_queue_error(q, m, sizeof m))
         return 0;
@@ -388,30 +350,28 @@ static int queue_failed(const struct sdma_queue *q)
     return 1;
 }
 
-void sdma_queue_kick(struct sdma_queue *q)
-{
+void sdma_queue_kick(struct sdma_queue *q) {
     if (q->eng->ops->kick)
         q->eng->ops->kick(q);
 }
 
-int sdma_queue_reserve(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot)
-{
+int sdma_queue_reserve(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot) {
     if (q && (q->flags & SDMA_QUEUE_TAGGED))
-        return sdma_seterr(SDMA_ERR_INVAL, "sdma: queue '%s' takes tagged slots from GPU "
-                                           "producers only", q->label);
+        return sdma_seterr(SDMA_ERR_INVAL,
+                           "sdma: queue '%s' takes tagged slots from GPU "
+                           "producers only",
+                           q->label);
     if (!q || !slot || ndw == 0 || ndw > q->ring.size / 8)
         return SDMA_ERR_INVAL;
     return sdma_ring_reserve(&q->ring, (uint32_t)ndw, slot);
 }
 
-void sdma_queue_commit(struct sdma_queue *q, const struct sdma_ring_slot *slot)
-{
+void sdma_queue_commit(struct sdma_queue *q, const struct sdma_ring_slot *slot) {
     sdma_ring_commit(&q->ring, slot);
     sdma_queue_kick(q);
 }
 
-void sdma_queue_commit_nops(struct sdma_queue *q, const struct sdma_ring_slot *slot)
-{
+void sdma_queue_commit_nops(struct sdma_queue *q, const struct sdma_ring_slot *slot) {
     sdma_ring_commit_nops(&q->ring, slot);
     sdma_queue_kick(q);
 }
@@ -419,8 +379,7 @@ void sdma_queue_commit_nops(struct sdma_queue *q, const struct sdma_ring_slot *s
 /* Reserve with a bounded wait on a full ring: give up once the engine has consumed
  * nothing for full_wait_s (while it makes progress, other producers may simply be
  * winning the space; that is not a stuck queue). */
-static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot)
-{
+static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot) {
     double t0 = 0;
     uint64_t seen = 0;
     unsigned backoff = 1, spins = 0;
@@ -449,21 +408,24 @@ static int reserve_wait(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot 
             seen = rp;
             backoff = 1;
         } else if (now_s() - t0 > q->eng->cfg.full_wait_s)
-            return sdma_seterr(SDMA_ERR_NO_RESOURCE,
-                               "sdma: queue '%s': ring of %llu bytes full and not drained for %.1f s; "
-                               "raise %s", q->label, (unsigned long long)q->ring.size,
-                               q->eng->cfg.full_wait_s, q->eng->ring_setting);
+            return sdma_seterr(
+                SDMA_ERR_NO_RESOURCE,
+                "sdma: queue '%s': ring of %llu bytes full and not drained for %.1f s; "
+                "raise %s",
+                q->label, (unsigned long long)q->ring.size, q->eng->cfg.full_wait_s,
+                q->eng->ring_setting);
         if (!sdma_engine_progress(q->eng))
             nap(&backoff);
     }
     if (rc)
-        return sdma_seterr(rc, "sdma: queue '%s': cannot reserve %zu dwords in a ring of %llu "
-                               "bytes", q->label, ndw, (unsigned long long)q->ring.size);
+        return sdma_seterr(rc,
+                           "sdma: queue '%s': cannot reserve %zu dwords in a ring of %llu "
+                           "bytes",
+                           q->label, ndw, (unsigned long long)q->ring.size);
     return SDMA_OK;
 }
 
-int sdma_queue_submit_flags(struct sdma_queue *q, const uint32_t *dw, size_t ndw, unsigned flags)
-{
+int sdma_queue_submit_flags(struct sdma_queue *q, const uint32_t *dw, size_t ndw, unsigned flags) {
     struct sdma_ring_slot s = {0};
     int rc;
     if (!q || !dw)
@@ -478,8 +440,7 @@ int sdma_queue_submit_flags(struct sdma_queue *q, const uint32_t *dw, size_t ndw
     return SDMA_OK;
 }
 
-int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw)
-{
+int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw) {
     return sdma_queue_submit_flags(q, dw, ndw, 0);
 }
 
@@ -489,8 +450,7 @@ int sdma_queue_submit(struct sdma_queue *q, const uint32_t *dw, size_t ndw)
 
 /* SDMA_OK when the engine reaches [p, p+len) (*kind: SDMA_MEM_HOST or _DEVICE), else
  * SDMA_ERR_UNMAPPED with a message: nothing of the operation is queued. */
-static int reach(struct sdma_queue *q, const void *p, uint64_t len, int *kind)
-{
+static int reach(struct sdma_queue *q, const void *p, uint64_t len, int *kind) {
     struct sdma_engine *e = q->eng;
     int k = SDMA_MEM_HOST;
     if (e->ops->classify && len)
@@ -499,19 +459,18 @@ static int reach(struct sdma_queue *q, const void *p, uint64_t len, int *kind)
         *kind = k;
     if (k != SDMA_MEM_UNREACHABLE)
         return SDMA_OK;
-    return sdma_seterr(SDMA_ERR_UNMAPPED, "%s: %p (+%llu bytes) is not mapped for the copy "
-                                          "engine (%s): map it first (sdma_engine_map)",
+    return sdma_seterr(SDMA_ERR_UNMAPPED,
+                       "%s: %p (+%llu bytes) is not mapped for the copy "
+                       "engine (%s): map it first (sdma_engine_map)",
                        e->ops->name, p, (unsigned long long)len, e->target);
 }
 
-int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes)
-{
+int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes) {
     return sdma_copy_flags(q, dst, src, bytes, 0);
 }
 
 int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes,
-                    unsigned flags)
-{
+                    unsigned flags) {
     uint32_t dw[SDMA_COPY_LINEAR_DW];
     uint64_t max;
     int rc;
@@ -538,8 +497,7 @@ int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t byt
  * tile keeps the bases' remainders); rows one by one when a pitch is not a dword multiple,
  * a row does not fit its pitch past the remainder, or a pitch is too wide. */
 static int copy_2d_sw13(struct sdma_queue *q, char *dst, size_t dp, const char *src, size_t sp,
-                        size_t w, size_t rows)
-{
+                        size_t w, size_t rows) {
     uint32_t dw[SDMA_COPY_2D_SW13_DW];
     size_t r, c, maxw;
     int rc;
@@ -567,8 +525,7 @@ static int copy_2d_sw13(struct sdma_queue *q, char *dst, size_t dp, const char *
 }
 
 int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *src,
-                 size_t src_pitch, size_t row_bytes, size_t rows)
-{
+                 size_t src_pitch, size_t row_bytes, size_t rows) {
     uint32_t dw[SDMA_COPY_2D_DW];
     int rc;
     if (!q || !dst || !src)
@@ -577,9 +534,10 @@ int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *
         return SDMA_OK;
     if (dst_pitch < row_bytes || src_pitch < row_bytes || dst_pitch > UINT32_MAX ||
         src_pitch > UINT32_MAX || row_bytes > UINT32_MAX || rows > UINT32_MAX)
-        return sdma_seterr(SDMA_ERR_INVAL, "sdma: 2D window %zux%zu with pitches %zu/%zu does "
-                                           "not fit 32-bit fields", row_bytes, rows, dst_pitch,
-                           src_pitch);
+        return sdma_seterr(SDMA_ERR_INVAL,
+                           "sdma: 2D window %zux%zu with pitches %zu/%zu does "
+                           "not fit 32-bit fields",
+                           row_bytes, rows, dst_pitch, src_pitch);
     if ((rc = reach(q, src, (uint64_t)(rows - 1) * src_pitch + row_bytes, NULL)) ||
         (rc = reach(q, dst, (uint64_t)(rows - 1) * dst_pitch + row_bytes, NULL)))
         return rc;
@@ -590,8 +548,7 @@ int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *
     return sdma_queue_submit(q, dw, SDMA_COPY_2D_DW);
 }
 
-int sdma_poll(struct sdma_queue *q, const uint32_t *addr, uint32_t ref, uint32_t mask, int func)
-{
+int sdma_poll(struct sdma_queue *q, const uint32_t *addr, uint32_t ref, uint32_t mask, int func) {
     uint32_t dw[SDMA_POLL_DW];
     int rc;
     if (!q || !addr || ((uintptr_t)addr & 3) || func < SDMA_POLL_ALWAYS || func > SDMA_POLL_GT)
@@ -607,24 +564,23 @@ int sdma_poll(struct sdma_queue *q, const uint32_t *addr, uint32_t ref, uint32_t
  * (amd_blit_sdma.cpp SubmitCommand: "On agent that does not support platform atomic, we
  * replace it with one or two fence packet(s)", the high word first): a SWAP can be written
  * that way; an ADD or a compare-swap cannot. */
-static int atomic_as_fences(struct sdma_queue *q, void *addr, int op, uint64_t src)
-{
+static int atomic_as_fences(struct sdma_queue *q, void *addr, int op, uint64_t src) {
     uint32_t dw[2 * SDMA_FENCE_DW];
     size_t n = 0;
     int base = op & 0x1F;
     if (base != SDMA_ATOMIC_SWAP32)
-        return sdma_seterr(SDMA_ERR_UNSUPPORTED, "%s: an SDMA atomic (operation 0x%02x) on host "
-                                                 "memory at %p needs PCIe 64-bit atomics, which "
-                                                 "the link of %s lacks", q->eng->ops->name, op,
-                           addr, q->eng->target);
+        return sdma_seterr(SDMA_ERR_UNSUPPORTED,
+                           "%s: an SDMA atomic (operation 0x%02x) on host "
+                           "memory at %p needs PCIe 64-bit atomics, which "
+                           "the link of %s lacks",
+                           q->eng->ops->name, op, addr, q->eng->target);
     if (op & SDMA_ATOMIC_FLAG_64)
         n += sdma_pkt_fence(dw, PTR((uint32_t *)addr + 1), (uint32_t)(src >> 32));
     n += sdma_pkt_fence(dw + n, PTR(addr), (uint32_t)src);
     return sdma_queue_submit(q, dw, n);
 }
 
-int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t cmp)
-{
+int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t cmp) {
     uint32_t dw[SDMA_ATOMIC_DW];
     int base = op & 0x1F, kind, rc;
     if (!q || !addr || (op & ~0x7F) ||
@@ -640,8 +596,7 @@ int sdma_atomic(struct sdma_queue *q, void *addr, int op, uint64_t src, uint64_t
     return sdma_queue_submit(q, dw, SDMA_ATOMIC_DW);
 }
 
-int sdma_fence(struct sdma_queue *q, uint32_t *addr, uint32_t value)
-{
+int sdma_fence(struct sdma_queue *q, uint32_t *addr, uint32_t value) {
     uint32_t dw[SDMA_FENCE_DW];
     int rc;
     if (!q || !addr || ((uintptr_t)addr & 3))
@@ -652,8 +607,7 @@ int sdma_fence(struct sdma_queue *q, uint32_t *addr, uint32_t value)
     return sdma_queue_submit(q, dw, SDMA_FENCE_DW);
 }
 
-int sdma_const_fill(struct sdma_queue *q, void *dst, uint32_t value, size_t bytes)
-{
+int sdma_const_fill(struct sdma_queue *q, void *dst, uint32_t value, size_t bytes) {
     uint32_t dw[SDMA_CONST_FILL_DW];
     int rc;
     if (!q || (bytes && !dst))
@@ -672,8 +626,7 @@ int sdma_const_fill(struct sdma_queue *q, void *dst, uint32_t value, size_t byte
     return SDMA_OK;
 }
 
-int sdma_trap(struct sdma_queue *q, uint32_t context)
-{
+int sdma_trap(struct sdma_queue *q, uint32_t context) {
     uint32_t dw[SDMA_TRAP_DW];
     if (!q)
         return SDMA_ERR_INVAL;
@@ -681,8 +634,7 @@ int sdma_trap(struct sdma_queue *q, uint32_t context)
     return sdma_queue_submit(q, dw, SDMA_TRAP_DW);
 }
 
-int sdma_timestamp(struct sdma_queue *q, uint64_t *addr)
-{
+int sdma_timestamp(struct sdma_queue *q, uint64_t *addr) {
     uint32_t dw[SDMA_TIMESTAMP_DW];
     int rc;
     if (!q || !addr || ((uintptr_t)addr & 31))
@@ -698,8 +650,7 @@ int sdma_timestamp(struct sdma_queue *q, uint64_t *addr)
 /* The mark of a FENCE is the ring index just past it; the fence writes the low 32 bits of
  * (index / 4). Fences run in ring order, so the word only moves forward (modulo 2^32
  * dwords = 16 GiB of ring traffic; a mark compares correctly within half of that). */
-uint64_t sdma_queue_mark(struct sdma_queue *q)
-{
+uint64_t sdma_queue_mark(struct sdma_queue *q) {
     struct sdma_ring_slot s = {0};
     if (!q || reserve_wait(q, SDMA_FENCE_DW, &s))
         return 0;
@@ -708,8 +659,7 @@ uint64_t sdma_queue_mark(struct sdma_queue *q)
     return s.end;
 }
 
-int sdma_queue_test(struct sdma_queue *q, uint64_t mark)
-{
+int sdma_queue_test(struct sdma_queue *q, uint64_t mark) {
     /* Acquire pairs with the engine's release of the fence value: every write of the
      * packets before the fence is visible to the caller once this returns 1. */
     uint32_t v = sdma_load_acquire_u32(q->seq_word);
@@ -718,17 +668,18 @@ int sdma_queue_test(struct sdma_queue *q, uint64_t mark)
 
 /* Where a queue that does not finish stands: the engine's read pointer, and the packet
  * header it stopped at (what a user sends back from a stuck hardware queue). */
-static int quiet_timeout(struct sdma_queue *q, double timeout_s)
-{
+static int quiet_timeout(struct sdma_queue *q, double timeout_s) {
     const struct sdma_ring *r = &q->ring;
     uint64_t rp = sdma_load_acquire_u64(r->rptr), wp = sdma_load_acquire_u64(r->wptr);
     if (rp == wp || (q->flags & SDMA_QUEUE_TAGGED))
-        return sdma_seterr(SDMA_ERR_TIMEOUT, "sdma: queue '%s': quiet timed out after %.3g s "
-                                             "(%s; read pointer at the write pointer %llu)",
+        return sdma_seterr(SDMA_ERR_TIMEOUT,
+                           "sdma: queue '%s': quiet timed out after %.3g s "
+                           "(%s; read pointer at the write pointer %llu)",
                            q->label, timeout_s, q->eng->target, (unsigned long long)wp);
-    return sdma_seterr(SDMA_ERR_TIMEOUT, "sdma: queue '%s': quiet timed out after %.3g s (%s): "
-                                         "the engine stands at byte %llu of %llu published, ring "
-                                         "offset %llu, packet header 0x%08x",
+    return sdma_seterr(SDMA_ERR_TIMEOUT,
+                       "sdma: queue '%s': quiet timed out after %.3g s (%s): "
+                       "the engine stands at byte %llu of %llu published, ring "
+                       "offset %llu, packet header 0x%08x",
                        q->label, timeout_s, q->eng->target, (unsigned long long)rp,
                        (unsigned long long)wp, (unsigned long long)(rp & (r->size - 1)),
                        *sdma_ring_at(r, rp));
@@ -739,14 +690,12 @@ struct quiet_arg {
     uint64_t mark;
 };
 
-static int quiet_done(void *arg)
-{
+static int quiet_done(void *arg) {
     struct quiet_arg *a = arg;
     return sdma_queue_test(a->q, a->mark) || queue_failed(a->q);
 }
 
-int sdma_queue_quiet(struct sdma_queue *q, double timeout_s)
-{
+int sdma_queue_quiet(struct sdma_queue *q, double timeout_s) {
     uint64_t mark;
     double t0 = 0, block_s = 50e-6;
     unsigned spins = 0, backoff = 2;

@@ -43,11 +43,13 @@ typedef int (*sdma_addr_check_fn)(void *arg, uint64_t addr, uint64_t len, int wr
 typedef void (*sdma_trap_fn)(void *arg, struct sdma_queue *q, uint32_t context);
 
 /* 2D copy packet formats. */
-#define SDMA_COPY_2D_AUTO 0  /* by target: SW13 on AMD gfx9 hardware, LARGE in the soft and
+#define SDMA_COPY_2D_AUTO                                                                          \
+    0 /* by target: SW13 on AMD gfx9 hardware, LARGE in the soft and
                                 cuda engines */
-#define SDMA_COPY_2D_LARGE 1 /* LINEAR_SUB_WINDOW_LARGE, 20 dwords (SDMA 5.2+; unverified on
+#define SDMA_COPY_2D_LARGE                                                                         \
+    1                       /* LINEAR_SUB_WINDOW_LARGE, 20 dwords (SDMA 5.2+; unverified on
                                 SDMA 4.4) */
-#define SDMA_COPY_2D_SW13 2  /* LINEAR_SUB_WINDOW, 13 dwords (every part before gfx12) */
+#define SDMA_COPY_2D_SW13 2 /* LINEAR_SUB_WINDOW, 13 dwords (every part before gfx12) */
 
 /* What an engine's queues mostly carry (hsakmt: the queue type, ROCr's rule: PCIe-optimised
  * queues for host memory, XGMI-optimised ones between GPUs). */
@@ -91,12 +93,12 @@ struct sdma_engine_config {
     int gpu;
     int pci_valid;
     uint32_t pci_domain;
-    uint32_t pci_bdf;         /* bus << 8 | device << 3 | function (KFD's LocationId) */
-    int copy_2d;              /* SDMA_COPY_2D_* */
-    int queue_link;           /* SDMA_LINK_*: default of sdma_queue_attr.link */
-    int burst_nop;            /* pad rings with burst NOPs (SDMA firmware feature_version >= 20)
+    uint32_t pci_bdf; /* bus << 8 | device << 3 | function (KFD's LocationId) */
+    int copy_2d;      /* SDMA_COPY_2D_* */
+    int queue_link;   /* SDMA_LINK_*: default of sdma_queue_attr.link */
+    int burst_nop;    /* pad rings with burst NOPs (SDMA firmware feature_version >= 20)
                                  instead of zero dwords */
-    int stream_waits;         /* cuda: POLLs on registered host words wait in the stream
+    int stream_waits; /* cuda: POLLs on registered host words wait in the stream
                                  too (needs CUDA_MODULE_LOADING=EAGER); 0: the proxy polls */
     const struct sdma_foreign *foreign; /* soft: a window its callbacks reach, or NULL */
     /* soft: where the engine's thread sleeps while a POLL waits, a word shared with whoever
@@ -133,10 +135,12 @@ const char *sdma_engine_name(const struct sdma_engine *e);
 /* What the engine can do beyond the packets. */
 #define SDMA_CAP_DEVICE_MEMORY 1u /* copies and words may be in GPU memory (IPC-mapped too) */
 #define SDMA_CAP_TAGGED 2u        /* queues may be opened with SDMA_QUEUE_TAGGED */
-#define SDMA_CAP_GPU_RINGS 4u     /* the engine's own rings, pointers and doorbells are mapped
+#define SDMA_CAP_GPU_RINGS                                                                         \
+    4u /* the engine's own rings, pointers and doorbells are mapped
                                      into the GPU: kernels may produce on its queues with the
                                      doorbell protocol (device/ring_dev.h) */
-#define SDMA_CAP_GPU_DOORBELL 8u  /* ... and a doorbell stored by a kernel is known to start the
+#define SDMA_CAP_GPU_DOORBELL                                                                      \
+    8u /* ... and a doorbell stored by a kernel is known to start the
                                      engine on this target (AMD: shown by ROCm/mori on gfx94x
                                      and gfx950; not on gfx90a) */
 unsigned sdma_engine_caps(const struct sdma_engine *e);
@@ -180,12 +184,15 @@ int sdma_engine_block(struct sdma_engine *e, int (*done)(void *), void *arg, dou
 /* ---- queues ---- */
 
 #define SDMA_QUEUE_SINGLE_PRODUCER 1u /* one submitting thread: skip the CAS and the wait */
-#define SDMA_QUEUE_TAGGED 2u /* producers publish tagged slots (sdma/ring.h), no doorbell:
+#define SDMA_QUEUE_TAGGED                                                                          \
+    2u /* producers publish tagged slots (sdma/ring.h), no doorbell:
                                 soft and cuda engines; GPU producers only */
-#define SDMA_QUEUE_GPU_PRODUCER 4u /* kernels write the packets (hsakmt: the ring in the GPU's
+#define SDMA_QUEUE_GPU_PRODUCER                                                                    \
+    4u /* kernels write the packets (hsakmt: the ring in the GPU's
                                       memory, as ROCm/mori's; host-written rings are in
                                       system memory, as ROCr's and kfdtest's) */
-#define SDMA_QUEUE_GPU_WRITES 8u /* kernels may write the words its POLLs wait on (plan gates):
+#define SDMA_QUEUE_GPU_WRITES                                                                      \
+    8u /* kernels may write the words its POLLs wait on (plan gates):
                                     nothing wakes the soft engine's thread for them, it
                                     re-checks a waiting POLL of this queue on a timer */
 
@@ -233,8 +240,7 @@ const struct sdma_ring *sdma_queue_ring(const struct sdma_queue *q);
 int sdma_copy(struct sdma_queue *q, void *dst, const void *src, size_t bytes);
 /* The same with submit flags (SDMA_SUBMIT_NO_KICK: queued behind the doorbell; a later kick,
  * mark or quiet of the queue starts it, and the engine finds it by itself in time). */
-int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes,
-                    unsigned flags);
+int sdma_copy_flags(struct sdma_queue *q, void *dst, const void *src, size_t bytes, unsigned flags);
 int sdma_copy_2d(struct sdma_queue *q, void *dst, size_t dst_pitch, const void *src,
                  size_t src_pitch, size_t row_bytes, size_t rows);
 /* Block the queue until (*addr & mask) <func> ref (SDMA_POLL_*), forever (bounded by the

@@ -41,10 +41,10 @@ struct sdma_engine {
     const struct sdma_engine_ops *ops;
     struct sdma_engine_config cfg; /* defaults applied */
     char ring_setting[64];
-    int copy_2d; /* resolved SDMA_COPY_2D_LARGE or _SW13 */
-    unsigned caps;     /* SDMA_CAP_*, set by open */
-    int host_atomics;  /* ATOMIC packets may target host memory (PCIe atomics on the link) */
-    char target[128];  /* sdma_engine_target() */
+    int copy_2d;           /* resolved SDMA_COPY_2D_LARGE or _SW13 */
+    unsigned caps;         /* SDMA_CAP_*, set by open */
+    int host_atomics;      /* ATOMIC packets may target host memory (PCIe atomics on the link) */
+    char target[128];      /* sdma_engine_target() */
     uint64_t health_at_us; /* when sdma_engine_progress last asked ops->health */
     void *priv;
 };

@@ -10,23 +10,20 @@
 #include "sdma/copy.h"
 #include "sdma/packets.h"
 
-double sdma_soft_clock(void)
-{
+double sdma_soft_clock(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int sdma_soft_default_check(void *arg, uint64_t addr, uint64_t len, int write)
-{
+int sdma_soft_default_check(void *arg, uint64_t addr, uint64_t len, int write) {
     (void)arg;
     (void)write;
     /* Cheap sanity only: not the null page, no wrap, canonical user half (x86-64/arm64). */
     return addr >= 4096 && addr + len >= addr && addr + len <= (1ull << 47);
 }
 
-int sdma_exec_fail(struct sdma_soft_ctx *x, const char *fmt, ...)
-{
+int sdma_exec_fail(struct sdma_soft_ctx *x, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(x->msg, sizeof x->msg, fmt, ap);
@@ -35,47 +32,40 @@ int sdma_exec_fail(struct sdma_soft_ctx *x, const char *fmt, ...)
     return SDMA_EXEC_ERROR;
 }
 
-static uint64_t addr64(const uint32_t *lo)
-{
-    return (uint64_t)lo[0] | ((uint64_t)lo[1] << 32);
-}
+static uint64_t addr64(const uint32_t *lo) { return (uint64_t)lo[0] | ((uint64_t)lo[1] << 32); }
 
-static int check(struct sdma_soft_ctx *x, uint64_t addr, uint64_t len, int write)
-{
+static int check(struct sdma_soft_ctx *x, uint64_t addr, uint64_t len, int write) {
     return x->check ? x->check(x->check_arg, addr, len, write)
                     : sdma_soft_default_check(NULL, addr, len, write);
 }
 
-static double now(struct sdma_soft_ctx *x)
-{
-    return x->clock ? x->clock() : sdma_soft_clock();
-}
+static double now(struct sdma_soft_ctx *x) { return x->clock ? x->clock() : sdma_soft_clock(); }
 
-#define NEED(n)                                                                              \
-    do {                                                                                     \
-        if (avail < (n))                                                                     \
-            return sdma_exec_fail(x, "truncated packet: %zu of %u dwords before the write pointer or " \
-                           "the ring end", avail, (unsigned)(n));                            \
+#define NEED(n)                                                                                    \
+    do {                                                                                           \
+        if (avail < (n))                                                                           \
+            return sdma_exec_fail(                                                                 \
+                x,                                                                                 \
+                "truncated packet: %zu of %u dwords before the write pointer or "                  \
+                "the ring end",                                                                    \
+                avail, (unsigned)(n));                                                             \
     } while (0)
 
 /* ---- the foreign window (struct sdma_foreign): packets on it go to its callbacks ---- */
 
-static int foreign(const struct sdma_soft_ctx *x, uint64_t addr, uint64_t len)
-{
+static int foreign(const struct sdma_soft_ctx *x, uint64_t addr, uint64_t len) {
     const struct sdma_foreign *f = x->foreign;
     return f && addr - f->base < f->len && len <= f->len - (addr - f->base);
 }
 
-static int foreign_fail(struct sdma_soft_ctx *x, const char *why)
-{
+static int foreign_fail(struct sdma_soft_ctx *x, const char *why) {
     return sdma_exec_fail(x, "%s", why);
 }
 
 /* A rectangle copy with an end in the window: row by row. */
 static int foreign_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint64_t dslice,
                         uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width,
-                        uint64_t rows, uint64_t depth)
-{
+                        uint64_t rows, uint64_t depth) {
     char msg[sizeof x->msg] = "";
     for (uint64_t z = 0; z < depth; z++)
         for (uint64_t y = 0; y < rows; y++)
@@ -87,8 +77,7 @@ static int foreign_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, 
 
 static int do_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dlen, uint64_t dpitch,
                    uint64_t dslice, uint64_t src, uint64_t slen, uint64_t spitch, uint64_t sslice,
-                   uint64_t width, uint64_t rows, uint64_t depth)
-{
+                   uint64_t width, uint64_t rows, uint64_t depth) {
     if (x->foreign && (foreign(x, dst, dlen) || foreign(x, src, slen))) {
         if (x->ops != &sdma_host_exec)
             return sdma_exec_fail(x, "a copy to or from a foreign window needs the host executor");
@@ -103,8 +92,7 @@ struct rect {
 };
 
 static int span(const struct rect *r, uint64_t width, uint64_t rows, uint64_t depth,
-                uint64_t *first, uint64_t *len)
-{
+                uint64_t *first, uint64_t *len) {
     uint64_t a, b, c, d;
     if (__builtin_mul_overflow(r->y, r->pitch, &a) || __builtin_mul_overflow(r->z, r->slice, &b) ||
         __builtin_add_overflow(a, b, &a) || __builtin_add_overflow(a, r->x, &a) ||
@@ -118,31 +106,30 @@ static int span(const struct rect *r, uint64_t width, uint64_t rows, uint64_t de
 }
 
 static int copy_rect(struct sdma_soft_ctx *x, const struct rect *dst, const struct rect *src,
-                     uint64_t width, uint64_t rows, uint64_t depth)
-{
+                     uint64_t width, uint64_t rows, uint64_t depth) {
     uint64_t s0, slen, d0, dlen, plane;
     int ovf = __builtin_mul_overflow(rows - 1, dst->pitch, &plane) ||
               __builtin_add_overflow(plane, width, &plane);
     /* Destination rows and slices must not overlap: then the bytes written are bounded by
      * the checked destination span, and the result is well defined. */
     if (ovf || dst->pitch < width || (depth > 1 && plane > dst->slice))
-        return sdma_exec_fail(x, "destination rows or slices overlap (width %llu, pitch %llu, slice %llu)",
-                    (unsigned long long)width, (unsigned long long)dst->pitch,
-                    (unsigned long long)dst->slice);
+        return sdma_exec_fail(
+            x, "destination rows or slices overlap (width %llu, pitch %llu, slice %llu)",
+            (unsigned long long)width, (unsigned long long)dst->pitch,
+            (unsigned long long)dst->slice);
     if (!span(src, width, rows, depth, &s0, &slen) || !check(x, s0, slen, 0))
         return sdma_exec_fail(x, "source window at 0x%llx (%llux%llux%llu) not accessible",
-                    (unsigned long long)src->base, (unsigned long long)width,
-                    (unsigned long long)rows, (unsigned long long)depth);
+                              (unsigned long long)src->base, (unsigned long long)width,
+                              (unsigned long long)rows, (unsigned long long)depth);
     if (!span(dst, width, rows, depth, &d0, &dlen) || !check(x, d0, dlen, 1))
         return sdma_exec_fail(x, "destination window at 0x%llx (%llux%llux%llu) not accessible",
-                    (unsigned long long)dst->base, (unsigned long long)width,
-                    (unsigned long long)rows, (unsigned long long)depth);
+                              (unsigned long long)dst->base, (unsigned long long)width,
+                              (unsigned long long)rows, (unsigned long long)depth);
     return do_copy(x, d0, dlen, dst->pitch, dst->slice, s0, slen, src->pitch, src->slice, width,
                    rows, depth);
 }
 
-static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
-{
+static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used) {
     uint32_t sub = (dw[0] >> 8) & 0xFF;
     if (sub == SDMA_SUBOP_COPY_LINEAR) {
         uint64_t n, src, dst;
@@ -154,10 +141,10 @@ static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         dst = addr64(dw + 5);
         if (!check(x, src, n, 0))
             return sdma_exec_fail(x, "copy source 0x%llx (+%llu bytes) not accessible",
-                        (unsigned long long)src, (unsigned long long)n);
+                                  (unsigned long long)src, (unsigned long long)n);
         if (!check(x, dst, n, 1))
             return sdma_exec_fail(x, "copy destination 0x%llx (+%llu bytes) not accessible",
-                        (unsigned long long)dst, (unsigned long long)n);
+                                  (unsigned long long)dst, (unsigned long long)n);
         *used = SDMA_COPY_LINEAR_DW;
         return do_copy(x, dst, n, n, n, src, n, n, n, n, 1, 1);
     }
@@ -205,8 +192,7 @@ static int exec_copy(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     return sdma_exec_fail(x, "copy sub-op %u not supported", sub);
 }
 
-int sdma_poll_holds(uint32_t v, uint32_t ref, unsigned func)
-{
+int sdma_poll_holds(uint32_t v, uint32_t ref, unsigned func) {
     switch (func) {
     case SDMA_POLL_ALWAYS: return 1;
     case SDMA_POLL_LT: return v < ref;
@@ -221,8 +207,7 @@ int sdma_poll_holds(uint32_t v, uint32_t ref, unsigned func)
 
 static const char *const poll_names[8] = {"always", "<", "<=", "==", "!=", ">=", ">", "?"};
 
-static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
-{
+static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used) {
     unsigned func, retry, interval;
     uint64_t addr;
     uint32_t v, ref, mask;
@@ -241,7 +226,7 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         return sdma_exec_fail(x, "poll function %u not valid", func);
     if ((addr & 3) || !check(x, addr, 4, 0))
         return sdma_exec_fail(x, "poll address 0x%llx not accessible or not 4-byte aligned",
-                    (unsigned long long)addr);
+                              (unsigned long long)addr);
     t = now(x);
     if (!x->poll_active) {
         x->poll_active = 1;
@@ -270,13 +255,17 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
         return SDMA_EXEC_DONE;
     }
     if (retry != SDMA_POLL_RETRY_FOREVER && x->poll_checks > retry)
-        return sdma_exec_fail(x, "poll gave up after %u checks: word at 0x%llx is 0x%08x (mask 0x%08x), "
-                       "waiting for %s 0x%08x",
-                    x->poll_checks, (unsigned long long)addr, v, mask, poll_names[func], ref);
+        return sdma_exec_fail(
+            x,
+            "poll gave up after %u checks: word at 0x%llx is 0x%08x (mask 0x%08x), "
+            "waiting for %s 0x%08x",
+            x->poll_checks, (unsigned long long)addr, v, mask, poll_names[func], ref);
     if (t - x->poll_start >= x->poll_timeout_s)
-        return sdma_exec_fail(x, "poll deadline of %.3g s expired: word at 0x%llx is 0x%08x (mask 0x%08x), "
-                       "waiting for %s 0x%08x",
-                    x->poll_timeout_s, (unsigned long long)addr, v, mask, poll_names[func], ref);
+        return sdma_exec_fail(
+            x,
+            "poll deadline of %.3g s expired: word at 0x%llx is 0x%08x (mask 0x%08x), "
+            "waiting for %s 0x%08x",
+            x->poll_timeout_s, (unsigned long long)addr, v, mask, poll_names[func], ref);
     /* Soft engine: interval is in microseconds. */
     x->wait_until = t + (x->poll_interval_max_s > 0 && x->poll_interval_max_s < interval * 1e-6
                              ? x->poll_interval_max_s
@@ -284,8 +273,7 @@ static int exec_poll(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     return SDMA_EXEC_WAIT;
 }
 
-static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
-{
+static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used) {
     unsigned op, base;
     int is64;
     uint64_t addr, src, cmp;
@@ -302,7 +290,7 @@ static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail
         return sdma_exec_fail(x, "atomic operation 0x%02x not supported", op);
     if ((addr & (is64 ? 7 : 3)) || !check(x, addr, is64 ? 8 : 4, 1))
         return sdma_exec_fail(x, "atomic address 0x%llx not accessible or not %d-byte aligned",
-                    (unsigned long long)addr, is64 ? 8 : 4);
+                              (unsigned long long)addr, is64 ? 8 : 4);
     *used = SDMA_ATOMIC_DW;
     if (foreign(x, addr, is64 ? 8 : 4)) {
         char msg[sizeof x->msg] = "";
@@ -313,8 +301,7 @@ static int exec_atomic(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail
     return x->ops->atomic(x, addr, base, is64, src, cmp);
 }
 
-static void fill(unsigned char *d, uint64_t n, uint32_t pattern, unsigned unit)
-{
+static void fill(unsigned char *d, uint64_t n, uint32_t pattern, unsigned unit) {
     uint64_t have, i;
     for (i = 0; i < unit && i < n; i++)
         d[i] = (unsigned char)(pattern >> (8 * i));
@@ -329,9 +316,8 @@ static void fill(unsigned char *d, uint64_t n, uint32_t pattern, unsigned unit)
 /* ---- the host executor (the soft engine) ---- */
 
 static int host_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint64_t dslice,
-                     uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width,
-                     uint64_t rows, uint64_t depth)
-{
+                     uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width, uint64_t rows,
+                     uint64_t depth) {
     uint64_t z, y;
     (void)x;
     for (z = 0; z < depth; z++)
@@ -348,8 +334,7 @@ static int host_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uin
 }
 
 static int host_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_t mask,
-                     unsigned func, uint32_t *seen)
-{
+                     unsigned func, uint32_t *seen) {
     (void)x;
     /* Acquire pairs with the release store (or release RMW) that opens the gate: the data
      * the gate protects is visible to the packets behind this poll. */
@@ -357,8 +342,7 @@ static int host_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint3
     return sdma_poll_holds(*seen & mask, ref, func);
 }
 
-static int host_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
-{
+static int host_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value) {
     (void)x;
     /* Release: every earlier packet of this queue ran on this thread before; a waiter
      * that acquires the fence word sees all of their writes. */
@@ -367,8 +351,7 @@ static int host_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
 }
 
 static int host_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64,
-                       uint64_t src, uint64_t cmp)
-{
+                       uint64_t src, uint64_t cmp) {
     (void)x;
     /* Sequentially consistent read-modify-writes: they also release the effects of every
      * earlier packet of this queue (executed in order by this thread) to whoever acquires
@@ -395,15 +378,13 @@ static int host_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, in
 }
 
 static int host_fill(struct sdma_soft_ctx *x, uint64_t dst, uint64_t bytes, uint32_t pattern,
-                     unsigned unit)
-{
+                     unsigned unit) {
     (void)x;
     fill((unsigned char *)(uintptr_t)dst, bytes, pattern, unit);
     return SDMA_EXEC_DONE;
 }
 
-static int host_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
-{
+static int host_timestamp(struct sdma_soft_ctx *x, uint64_t addr) {
     struct timespec ts;
     uint64_t v;
     (void)x;
@@ -413,11 +394,10 @@ static int host_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
     return SDMA_EXEC_DONE;
 }
 
-const struct sdma_exec_ops sdma_host_exec = {host_copy, host_poll, host_fence, host_atomic,
-                                              host_fill, host_timestamp};
+const struct sdma_exec_ops sdma_host_exec = {host_copy,   host_poll, host_fence,
+                                             host_atomic, host_fill, host_timestamp};
 
-static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
-{
+static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used) {
     unsigned size;
     uint64_t dst, n;
     NEED(SDMA_CONST_FILL_DW);
@@ -428,7 +408,7 @@ static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     n = (uint64_t)(dw[4] & 0x3FFFFFFFu) + 1;
     if (!check(x, dst, n, 1))
         return sdma_exec_fail(x, "fill destination 0x%llx (+%llu bytes) not accessible",
-                    (unsigned long long)dst, (unsigned long long)n);
+                              (unsigned long long)dst, (unsigned long long)n);
     if (foreign(x, dst, 1))
         return sdma_exec_fail(x, "fill destination 0x%llx is in a foreign window",
                               (unsigned long long)dst);
@@ -436,8 +416,7 @@ static int exec_fill(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, 
     return x->ops->fill(x, dst, n, dw[3], 1u << size);
 }
 
-int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used)
-{
+int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, size_t *used) {
     uint64_t addr;
     if (!x->ops)
         x->ops = &sdma_host_exec;
@@ -452,14 +431,13 @@ int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, si
         *used = n;
         return SDMA_EXEC_DONE;
     }
-    case SDMA_OP_COPY:
-        return exec_copy(x, dw, avail, used);
+    case SDMA_OP_COPY: return exec_copy(x, dw, avail, used);
     case SDMA_OP_FENCE:
         NEED(SDMA_FENCE_DW);
         addr = addr64(dw + 1);
         if ((addr & 3) || !check(x, addr, 4, 1))
             return sdma_exec_fail(x, "fence address 0x%llx not accessible or not 4-byte aligned",
-                        (unsigned long long)addr);
+                                  (unsigned long long)addr);
         *used = SDMA_FENCE_DW;
         if (foreign(x, addr, 4)) {
             char msg[sizeof x->msg] = "";
@@ -474,23 +452,20 @@ int sdma_soft_exec(struct sdma_soft_ctx *x, const uint32_t *dw, size_t avail, si
             x->trap(x->trap_arg, dw[1] & 0x0FFFFFFFu);
         *used = SDMA_TRAP_DW;
         return SDMA_EXEC_DONE;
-    case SDMA_OP_POLL_REGMEM:
-        return exec_poll(x, dw, avail, used);
-    case SDMA_OP_ATOMIC:
-        return exec_atomic(x, dw, avail, used);
-    case SDMA_OP_CONST_FILL:
-        return exec_fill(x, dw, avail, used);
+    case SDMA_OP_POLL_REGMEM: return exec_poll(x, dw, avail, used);
+    case SDMA_OP_ATOMIC: return exec_atomic(x, dw, avail, used);
+    case SDMA_OP_CONST_FILL: return exec_fill(x, dw, avail, used);
     case SDMA_OP_TIMESTAMP:
         NEED(SDMA_TIMESTAMP_DW);
         if (x->sub_op != SDMA_SUBOP_TIMESTAMP_GET_GLOBAL && x->sub_op != 1)
             return sdma_exec_fail(x, "timestamp sub-op %u not supported", x->sub_op);
         addr = addr64(dw + 1);
         if ((addr & 31) || !check(x, addr, 8, 1) || foreign(x, addr, 8))
-            return sdma_exec_fail(x, "timestamp address 0x%llx not accessible or not 32-byte aligned",
-                        (unsigned long long)addr);
+            return sdma_exec_fail(x,
+                                  "timestamp address 0x%llx not accessible or not 32-byte aligned",
+                                  (unsigned long long)addr);
         *used = SDMA_TIMESTAMP_DW;
         return x->ops->timestamp(x, addr);
-    default:
-        return sdma_exec_fail(x, "unknown or unsupported opcode");
+    default: return sdma_exec_fail(x, "unknown or unsupported opcode");
     }
 }

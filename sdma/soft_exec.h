@@ -11,9 +11,9 @@
 #include "sdma/sdma.h"
 
 enum sdma_exec_result {
-    SDMA_EXEC_DONE = 0,  /* packet executed; *used dwords consumed */
-    SDMA_EXEC_WAIT = 1,  /* POLL not satisfied yet: call again with the same packet later */
-    SDMA_EXEC_ERROR = 2  /* malformed or failed packet: ctx->msg says why; nothing consumed */
+    SDMA_EXEC_DONE = 0, /* packet executed; *used dwords consumed */
+    SDMA_EXEC_WAIT = 1, /* POLL not satisfied yet: call again with the same packet later */
+    SDMA_EXEC_ERROR = 2 /* malformed or failed packet: ctx->msg says why; nothing consumed */
 };
 
 struct sdma_soft_ctx;
@@ -30,8 +30,8 @@ struct sdma_exec_ops {
     /* 1: (*addr & mask) <func> ref holds, or the wait was handed to the hardware (the
      * packets behind it may be issued); 0: not yet (*seen: the word read); -1: failed
      * (after sdma_exec_fail). */
-    int (*poll)(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_t mask,
-                unsigned func, uint32_t *seen);
+    int (*poll)(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_t mask, unsigned func,
+                uint32_t *seen);
     int (*fence)(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value);
     /* base: SDMA_ATOMIC_ADD32 / CMPSWAP32 / SWAP32 */
     int (*atomic)(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64, uint64_t src,
@@ -49,10 +49,10 @@ struct sdma_soft_ctx {
     void *check_arg;
     void (*trap)(void *arg, uint32_t context); /* NULL: TRAP is a no-op */
     void *trap_arg;
-    double poll_timeout_s; /* safety deadline of one POLL, "forever" included */
-    double poll_interval_max_s; /* >0: an unsatisfied POLL is checked again at least this
+    double poll_timeout_s;              /* safety deadline of one POLL, "forever" included */
+    double poll_interval_max_s;         /* >0: an unsatisfied POLL is checked again at least this
                                    often, whatever its packet's interval */
-    double (*clock)(void); /* seconds, monotonic; NULL: CLOCK_MONOTONIC */
+    double (*clock)(void);              /* seconds, monotonic; NULL: CLOCK_MONOTONIC */
     const struct sdma_foreign *foreign; /* addresses its callbacks reach (host executor), or NULL */
 
     /* State of a POLL in progress at the head of the queue. */

@@ -29,8 +29,8 @@ static inline uint64_t amo_bits(const void *p, size_t size) {
     return v;
 }
 
-void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
-                const void *value, const void *cond, void *fetch, int pe, const char *fn) {
+void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size, const void *value,
+                const void *cond, void *fetch, int pe, const char *fn) {
     struct shmemi_route r;
     shmemi_route_amo(&r, ctx, dest, size, pe, fn);
     uint64_t v = amo_bits(value, size), c = cond ? amo_bits(cond, size) : 0, o;
@@ -48,12 +48,12 @@ void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
 /* ------------------------------------------------------------ public names */
 /* One AMO of type T through the core; yields the old value (0 when not
  * fetched). */
-#define AMO(T, OP, dest, value, cond, fetched)                                                    \
-    ({                                                                                            \
-        T v_ = (value), c_ = (cond), old_ = 0;                                                    \
-        shmemi_amo(ctx, SHMEMI_AMO_##OP, (void *)(dest), sizeof(T), &v_, &c_,                     \
-                   (fetched) ? &old_ : NULL, pe, __func__);                                       \
-        old_;                                                                                     \
+#define AMO(T, OP, dest, value, cond, fetched)                                                     \
+    ({                                                                                             \
+        T v_ = (value), c_ = (cond), old_ = 0;                                                     \
+        shmemi_amo(ctx, SHMEMI_AMO_##OP, (void *)(dest), sizeof(T), &v_, &c_,                      \
+                   (fetched) ? &old_ : NULL, pe, __func__);                                        \
+        old_;                                                                                      \
     })
 
 /* The bodies of this file's rows of the op table (include/shmem_ops.h):

@@ -94,8 +94,8 @@ static void grp_active_set(struct grp *g, int start, int log_stride, int size, l
                            const char *fn) {
     shmemi_check_init(fn);
     if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
-        shmemi_fatal("%s: invalid active set (PE_start %d, logPE_stride %d, PE_size %d)", fn,
-                     start, log_stride, size);
+        shmemi_fatal("%s: invalid active set (PE_start %d, logPE_stride %d, PE_size %d)", fn, start,
+                     log_stride, size);
     long stride = 1L << log_stride;
     long last = start + (long)(size - 1) * stride;
     long rel = shmemi.my_pe - start;
@@ -245,7 +245,10 @@ static int ll_gather(const struct grp *g, void *dest, const void *src, size_t by
     /* dest and source never overlap (the routines' rule): no order needed. */
     for (int m = 0; m < g->size; m++)
         memcpy((char *)dest + (size_t)m * bytes,
-               got[m] ? (const void *)got[m] : blocks ? ll_block(&b, g->me) : src, bytes);
+               got[m]   ? (const void *)got[m]
+               : blocks ? ll_block(&b, g->me)
+                        : src,
+               bytes);
     ll_done(g, area);
     return 1;
 }
@@ -260,8 +263,7 @@ static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t
         return 0;
     if (root < 0 || root >= g->size) {
         if (!g->team)
-            shmemi_fatal("%s: PE_root %d is not in the active set of %d PEs", g->fn, root,
-                         g->size);
+            shmemi_fatal("%s: PE_root %d is not in the active set of %d PEs", g->fn, root, g->size);
         shmemi_debug("%s: PE_root %d is not in the team of %d PEs", g->fn, root, g->size);
         return -1;
     }
@@ -432,8 +434,7 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
         size_t c = cnt - off < step ? cnt - off : step, b = c * es;
         shmemi_sym_get(buf + off * es, srcs + off * es, b, grp_pe(g, 0), g->fn);
         for (int i = 1; i < g->size; i++)
-            op(buf + off * es, shmemi_sym_src(srcs + off * es, b, grp_pe(g, i), scratch, g->fn),
-               c);
+            op(buf + off * es, shmemi_sym_src(srcs + off * es, b, grp_pe(g, i), scratch, g->fn), c);
     }
     grp_sync(g); /* every member has read every source it needs */
     for (int k = 0; k < g->size && cb; k++) {
@@ -502,19 +503,19 @@ static int do_scan(const struct grp *g, void *dest, const void *src, size_t nele
 
 /* The combiner of (type, op); `P` keeps the team and the to_all lists apart
  * (they share types). */
-#define SHMEMI_DEF_COMBINE(P, T, N, OP, EXPR)                                                 \
-    static void P##_##N##_##OP(void *acc, const void *x, size_t n) {                          \
-        T *a = acc;                                                                           \
-        const T *b = x;                                                                       \
-        for (size_t i = 0; i < n; i++)                                                        \
-            a[i] = (T)EXPR(a[i], b[i]);                                                       \
+#define SHMEMI_DEF_COMBINE(P, T, N, OP, EXPR)                                                      \
+    static void P##_##N##_##OP(void *acc, const void *x, size_t n) {                               \
+        T *a = acc;                                                                                \
+        const T *b = x;                                                                            \
+        for (size_t i = 0; i < n; i++)                                                             \
+            a[i] = (T)EXPR(a[i], b[i]);                                                            \
     }
-#define SHMEMI_DEF_COMBINE_BIT(P, T, N)                                                       \
-    SHMEMI_DEF_COMBINE(P, T, N, and, RED_AND)                                                 \
+#define SHMEMI_DEF_COMBINE_BIT(P, T, N)                                                            \
+    SHMEMI_DEF_COMBINE(P, T, N, and, RED_AND)                                                      \
     SHMEMI_DEF_COMBINE(P, T, N, or, RED_OR) SHMEMI_DEF_COMBINE(P, T, N, xor, RED_XOR)
-#define SHMEMI_DEF_COMBINE_MINMAX(P, T, N)                                                    \
+#define SHMEMI_DEF_COMBINE_MINMAX(P, T, N)                                                         \
     SHMEMI_DEF_COMBINE(P, T, N, max, RED_MAX) SHMEMI_DEF_COMBINE(P, T, N, min, RED_MIN)
-#define SHMEMI_DEF_COMBINE_ARITH(P, T, N)                                                     \
+#define SHMEMI_DEF_COMBINE_ARITH(P, T, N)                                                          \
     SHMEMI_DEF_COMBINE(P, T, N, sum, RED_SUM) SHMEMI_DEF_COMBINE(P, T, N, prod, RED_PROD)
 #define SHMEMI_COMB_BIT(T, N) SHMEMI_DEF_COMBINE_BIT(comb, T, N)
 #define SHMEMI_COMB_MINMAX(T, N) SHMEMI_DEF_COMBINE_MINMAX(comb, T, N)
@@ -534,37 +535,35 @@ SHMEMI_TO_ALL_ARITH_TYPES(SHMEMI_TOALL_ARITH)
 /* The bodies of this file's rows of the op table (include/shmem_ops.h). A
  * team routine returns -1 on an invalid team; an active-set routine ends the
  * job on a malformed set. ESZ is the element size. */
-#define SHMEMI_ON_TEAM(CALL)                                                                  \
-    struct grp g;                                                                             \
+#define SHMEMI_ON_TEAM(CALL)                                                                       \
+    struct grp g;                                                                                  \
     return grp_team(&g, team, __func__) ? -1 : CALL;
-#define SHMEMI_ON_SET(CALL)                                                                   \
-    struct grp g;                                                                             \
-    grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                     \
+#define SHMEMI_ON_SET(CALL)                                                                        \
+    struct grp g;                                                                                  \
+    grp_active_set(&g, PE_start, logPE_stride, PE_size, pSync, __func__);                          \
     CALL;
 #define SHMEMI_NBYTES(ESZ) shmemi_bytes(nelems, ESZ, __func__)
-#define SHMEMI_B_BROADCAST(ESZ)                                                               \
+#define SHMEMI_B_BROADCAST(ESZ)                                                                    \
     SHMEMI_ON_TEAM(do_broadcast(&g, dest, source, SHMEMI_NBYTES(ESZ), PE_root, 1))
 #define SHMEMI_B_COLLECT(ESZ) SHMEMI_ON_TEAM(do_collect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
 #define SHMEMI_B_FCOLLECT(ESZ) SHMEMI_ON_TEAM(do_fcollect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
 #define SHMEMI_B_ALLTOALL(ESZ) SHMEMI_ON_TEAM(do_alltoall(&g, dest, source, SHMEMI_NBYTES(ESZ)))
-#define SHMEMI_B_ALLTOALLS(ESZ)                                                               \
+#define SHMEMI_B_ALLTOALLS(ESZ)                                                                    \
     SHMEMI_ON_TEAM(do_alltoalls(&g, dest, source, dst, sst, nelems, ESZ))
-#define SHMEMI_B_REDUCE(N, OP)                                                                \
+#define SHMEMI_B_REDUCE(N, OP)                                                                     \
     SHMEMI_ON_TEAM(do_reduce(&g, dest, source, nreduce, sizeof *dest, comb_##N##_##OP))
-#define SHMEMI_B_SCAN(N, INCL)                                                                \
+#define SHMEMI_B_SCAN(N, INCL)                                                                     \
     SHMEMI_ON_TEAM(do_scan(&g, dest, source, nelems, sizeof *dest, comb_##N##_sum, INCL))
 /* The root's own dest is not written (the active-set definition). */
-#define SHMEMI_B_BROADCAST_SET(ESZ)                                                           \
+#define SHMEMI_B_BROADCAST_SET(ESZ)                                                                \
     SHMEMI_ON_SET(do_broadcast(&g, dest, source, SHMEMI_NBYTES(ESZ), PE_root, 0))
 #define SHMEMI_B_COLLECT_SET(ESZ) SHMEMI_ON_SET(do_collect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
-#define SHMEMI_B_FCOLLECT_SET(ESZ)                                                            \
-    SHMEMI_ON_SET(do_fcollect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
-#define SHMEMI_B_ALLTOALL_SET(ESZ)                                                            \
-    SHMEMI_ON_SET(do_alltoall(&g, dest, source, SHMEMI_NBYTES(ESZ)))
-#define SHMEMI_B_ALLTOALLS_SET(ESZ)                                                           \
+#define SHMEMI_B_FCOLLECT_SET(ESZ) SHMEMI_ON_SET(do_fcollect(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_ALLTOALL_SET(ESZ) SHMEMI_ON_SET(do_alltoall(&g, dest, source, SHMEMI_NBYTES(ESZ)))
+#define SHMEMI_B_ALLTOALLS_SET(ESZ)                                                                \
     SHMEMI_ON_SET(do_alltoalls(&g, dest, source, dst, sst, nelems, ESZ))
-#define SHMEMI_B_TO_ALL(N, OP)                                                                \
-    (void)pWrk;                                                                               \
-    SHMEMI_ON_SET(if (nreduce < 0) shmemi_fatal("%s: nreduce %d is negative", __func__, nreduce); \
+#define SHMEMI_B_TO_ALL(N, OP)                                                                     \
+    (void)pWrk;                                                                                    \
+    SHMEMI_ON_SET(if (nreduce < 0) shmemi_fatal("%s: nreduce %d is negative", __func__, nreduce);  \
                   do_reduce(&g, dest, source, (size_t)nreduce, sizeof *dest, toall_##N##_##OP))
 #include "shmem/api_define.h"

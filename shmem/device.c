@@ -21,7 +21,7 @@ static pthread_mutex_t fill_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmemx_device_fill_fn fills[MAX_FILLS];
 static int nfills;
 static struct shmemi_device_state state; /* ready once built */
-static char **host_peer_heap;             /* the peer table of the host kind */
+static char **host_peer_heap;            /* the peer table of the host kind */
 
 int shmemx_device_register(shmemx_device_fill_fn fill) {
     if (!fill)

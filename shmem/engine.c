@@ -132,7 +132,8 @@ int shmemi_engine_init(void) {
     if (shmemi.heap_kind == SHMEMI_HEAP_DEVICE && !shmemi_gpu_bus_id(bus, sizeof(bus)) &&
         sdma_config_set_pci(&cfg, bus))
         shmemi_debug("GPU PCI location \"%s\" not understood: the copy engine takes GPU %d of "
-                     "the visible ones", bus, cfg.gpu);
+                     "the visible ones",
+                     bus, cfg.gpu);
 #endif
     char err[512] = "";
     int rc = sdma_engine_open(kind, &cfg, &engine, err, sizeof(err));
@@ -271,9 +272,9 @@ int shmemi_engine_copy_signal(struct shmemi_ctx *c, void *dst, const void *src, 
         return 0;
     if (rc)
         queue_failed(pe, rc, fn);
-    rc = sdma_atomic(q, sig->addr,
-                     sig_op == SHMEM_SIGNAL_SET ? SDMA_ATOMIC_SWAP64 : SDMA_ATOMIC_ADD64, signal,
-                     0);
+    rc =
+        sdma_atomic(q, sig->addr,
+                    sig_op == SHMEM_SIGNAL_SET ? SDMA_ATOMIC_SWAP64 : SDMA_ATOMIC_ADD64, signal, 0);
     /* Also when the engine cannot apply it (an ADD on host memory without PCIe atomics). */
     if (rc == SDMA_ERR_NO_RESOURCE || rc == SDMA_ERR_UNSUPPORTED || rc == SDMA_ERR_UNMAPPED) {
         rc = sdma_queue_quiet(q, shmemi.cfg.ENGINE_TIMEOUT);
@@ -301,7 +302,7 @@ static void quiet_peer(struct shmemi_ctx_pending *p, int pe, const char *fn) {
     /* Raise done to want (others may have raised it further meanwhile).
      * Release: a thread that sees the count sees the transfers done. */
     while (done < want && !__atomic_compare_exchange_n(&p->done[pe], &done, want, 1,
-                                                        __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+                                                       __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
         ;
 }
 
@@ -364,6 +365,8 @@ void shmemi_engine_stored(void *arg) {
 int shmemi_engine_reaches_device(void) {
     return engine && (sdma_engine_caps(engine) & SDMA_CAP_DEVICE_MEMORY);
 }
-struct sdma_engine *shmemi_engine(void) { return engine; }
+struct sdma_engine *shmemi_engine(void) {
+    return engine;
+}
 
 const char *shmemx_copy_engine_name(void) { return shmemi_copy_engine_name(); }

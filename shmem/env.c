@@ -24,7 +24,8 @@ static const struct env_row rows[] = {
 
 /* Read by oshrun and the compiler wrappers, not by the library. */
 static const struct env_row tool_rows[] = {
-    {"LAUNCHER", "string", "", "oshrun: `mpirun` hands the job to Open MPI's mpirun (PMIx bootstrap)"},
+    {"LAUNCHER", "string", "",
+     "oshrun: `mpirun` hands the job to Open MPI's mpirun (PMIx bootstrap)"},
     {"MPIRUN", "string", "mpirun", "oshrun: the mpirun to exec when SHMEM_LAUNCHER=mpirun"},
     {"CC", "string", "cc", "oshcc: the C compiler it wraps"},
     {"CXX", "string", "c++", "oshc++: the C++ compiler it wraps"},
@@ -349,7 +350,8 @@ static size_t edit_distance(const char *a, const char *b) {
     for (size_t i = 1; i <= la; i++) {
         cur[0] = i;
         for (size_t j = 1; j <= lb; j++) {
-            size_t sub = prev[j - 1] + (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
+            size_t sub = prev[j - 1] +
+                         (toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]));
             size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
             cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
         }
@@ -358,7 +360,8 @@ static size_t edit_distance(const char *a, const char *b) {
     return prev[lb];
 }
 
-void shmemi_env_unknown(char **envp, void (*report)(const char *, const char *, void *), void *arg) {
+void shmemi_env_unknown(char **envp, void (*report)(const char *, const char *, void *),
+                        void *arg) {
     for (; envp && *envp; envp++) {
         const char *e = *envp;
         if (strncmp(e, "SHMEM_", 6))

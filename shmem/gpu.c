@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 static struct {
-    int device;           /* this PE's GPU */
-    hipStream_t stream;   /* every copy and AMO of the device path */
-    uint64_t *amo_old;    /* device word the AMO kernel stores the old value in */
+    int device;         /* this PE's GPU */
+    hipStream_t stream; /* every copy and AMO of the device path */
+    uint64_t *amo_old;  /* device word the AMO kernel stores the old value in */
     pthread_mutex_t amo_lock;
     /* nbi operations queued on the stream, and the count a finished quiet
      * completed: a quiet that finds another one synchronizing still waits
@@ -84,10 +84,10 @@ struct gpu_card {
     uint64_t bytes;
     uint64_t align; /* the largest power of two dividing the base address */
     int32_t device;
-    int32_t mps;              /* shmemi_gpu_mps(), or 0 where there is no such server */
-    unsigned char uuid[16];   /* the GPU's (zeros if the runtime has none) */
-    char pci[32];             /* its PCI location, "0000:19:00.0" */
-    char host[64];            /* this node's name */
+    int32_t mps;            /* shmemi_gpu_mps(), or 0 where there is no such server */
+    unsigned char uuid[16]; /* the GPU's (zeros if the runtime has none) */
+    char pci[32];           /* its PCI location, "0000:19:00.0" */
+    char host[64];          /* this node's name */
 };
 
 /* Whether PEs a and b use the same GPU: the same UUID (unique per GPU, and per
@@ -130,8 +130,9 @@ static void report_sharing(const struct gpu_card *cards, int n) {
                     "milliseconds instead of microseconds. Start CUDA MPS before the job "
                     "(nvidia-cuda-mps-control -d), or run one PE per GPU",
                     list, gpu_name,
-                    cards[me].mps == 0 ? " without CUDA MPS"
-                                       : " (this CUDA runtime cannot tell whether MPS serves them)");
+                    cards[me].mps == 0
+                        ? " without CUDA MPS"
+                        : " (this CUDA runtime cannot tell whether MPS serves them)");
     else
         shmemi_debug("PEs %s share GPU %s%s", list, gpu_name,
                      SHMEMI_GPU_HAS_MPS ? " through CUDA MPS" : "");
@@ -267,8 +268,8 @@ static int gpu_heap_init(size_t bytes) {
     /* Offsets are the same on every PE; addresses keep an alignment only up
      * to the least aligned base. */
     shmemi.heap_align = align;
-    shmemi_debug("device heap %zu bytes at %p on GPU %d (aligned to %zu)", bytes, base,
-                 gpu.device, align);
+    shmemi_debug("device heap %zu bytes at %p on GPU %d (aligned to %zu)", bytes, base, gpu.device,
+                 align);
     return 0;
 }
 
@@ -303,7 +304,8 @@ static int device_queue_mode(unsigned caps) {
     int tagged = (caps & SDMA_CAP_TAGGED) != 0, gpu_rings = (caps & SDMA_CAP_GPU_RINGS) != 0;
     if (!strcmp(want, "tagged") && !tagged)
         shmemi_fatal("SHMEM_DEVICE_QUEUES=tagged: the %s copy engine does not take tagged "
-                     "slots (use auto or doorbell)", shmemi_copy_engine_name());
+                     "slots (use auto or doorbell)",
+                     shmemi_copy_engine_name());
     if (!strcmp(want, "doorbell"))
         return DQ_DOORBELL;
     if (tagged)
@@ -482,16 +484,16 @@ static void gpu_amo(void *p, enum shmemi_amo_op op, size_t size, uint64_t value,
                     uint64_t *old, int nbi, const char *fn) {
     enter(fn);
     pthread_mutex_lock(&gpu.amo_lock);
-    int rc = shmemi_gpu_amo_launch(p, (int)op, (int)size, value, cond, gpu.amo_old,
-                                   (void *)gpu.stream);
+    int rc =
+        shmemi_gpu_amo_launch(p, (int)op, (int)size, value, cond, gpu.amo_old, (void *)gpu.stream);
     if (rc != 0) {
         pthread_mutex_unlock(&gpu.amo_lock);
         check((hipError_t)rc, fn, "atomic kernel launch");
     }
     uint64_t v = 0;
     if (old) {
-        hipError_t e = hipMemcpyAsync(&v, gpu.amo_old, sizeof(v), hipMemcpyDeviceToHost,
-                                      gpu.stream);
+        hipError_t e =
+            hipMemcpyAsync(&v, gpu.amo_old, sizeof(v), hipMemcpyDeviceToHost, gpu.stream);
         if (e == hipSuccess)
             e = hipStreamSynchronize(gpu.stream);
         pthread_mutex_unlock(&gpu.amo_lock);
@@ -513,8 +515,8 @@ static void gpu_quiet(const char *fn) {
         return;
     enter(fn);
     sync_stream(fn); /* everything queued before it, the `want` operations included */
-    while (done < want && !__atomic_compare_exchange_n(&gpu.done, &done, want, 1,
-                                                        __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+    while (done < want && !__atomic_compare_exchange_n(&gpu.done, &done, want, 1, __ATOMIC_RELEASE,
+                                                       __ATOMIC_ACQUIRE))
         ;
 }
 

@@ -14,8 +14,8 @@ extern "C" {
  * (4 or 8) byte word at device pointer p and stores the old value, widened
  * to 64 bits, at device pointer old. On `stream` (the runtime's stream
  * type); returns the launch's runtime status (0 on success). */
-int shmemi_gpu_amo_launch(void *p, int op, int size, uint64_t value, uint64_t cond,
-                          uint64_t *old, void *stream);
+int shmemi_gpu_amo_launch(void *p, int op, int size, uint64_t value, uint64_t cond, uint64_t *old,
+                          void *stream);
 
 #ifdef __cplusplus
 }

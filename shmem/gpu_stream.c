@@ -25,7 +25,7 @@
 static struct {
     pthread_mutex_t lock;
     int device; /* this PE's GPU (set up with the rest) */
-    int ready; /* 1: set up; read without the lock once set (release/acquire) */
+    int ready;  /* 1: set up; read without the lock once set (release/acquire) */
     struct shmemi_stream_fault *fault; /* host view of the record */
     struct shmemi_stream_sink sink;    /* device views, timeout */
     hipEvent_t lib_done;               /* recorded on the library stream */
@@ -52,7 +52,8 @@ static int stream_setup(const char *fn) {
     for (int pe = 0; pe < shmemi.n_pes; pe++)
         if (!shmemi.peers[pe].dev) {
             shmemi_debug("%s: PE %d is reached through the fabric: the stream-ordered API "
-                         "needs every PE on this node", fn, pe);
+                         "needs every PE on this node",
+                         fn, pe);
             rc = SHMEMX_STREAM_EUNSUPPORTED;
             goto out;
         }
@@ -225,8 +226,8 @@ int shmemx_putmem_signal_on_stream(void *dest, const void *src, size_t nbytes, u
     if (rc)
         return rc;
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) {
-        shmemi_debug("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
-                     fn, sig_op);
+        shmemi_debug("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", fn,
+                     sig_op);
         return SHMEMX_STREAM_EINVAL;
     }
     hipStream_t s = (hipStream_t)stream;
@@ -236,9 +237,9 @@ int shmemx_putmem_signal_on_stream(void *dest, const void *src, size_t nbytes, u
             return rc;
     }
     /* After the copy on the same stream: the signal follows the data. */
-    return stream_rt((hipError_t)shmemi_gpu_signal_launch(rs, signal, sig_op == SHMEM_SIGNAL_ADD,
-                                                          stream),
-                     fn, "signal kernel launch");
+    return stream_rt(
+        (hipError_t)shmemi_gpu_signal_launch(rs, signal, sig_op == SHMEM_SIGNAL_ADD, stream), fn,
+        "signal kernel launch");
 }
 
 int shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
@@ -300,8 +301,8 @@ int shmemx_collective_launch(const void *func, unsigned grid[3], unsigned block[
         shmemi_debug("%s: NULL %s", fn, !func ? "kernel" : !grid ? "grid" : "block");
         return SHMEMX_STREAM_EINVAL;
     }
-    unsigned long long blocks = (unsigned long long)grid[0] * grid[1], threads =
-                                   (unsigned long long)block[0] * block[1] * block[2];
+    unsigned long long blocks = (unsigned long long)grid[0] * grid[1],
+                       threads = (unsigned long long)block[0] * block[1] * block[2];
     if (__builtin_mul_overflow(blocks, (unsigned long long)grid[2], &blocks) || !blocks ||
         !threads || threads > INT_MAX) {
         shmemi_debug("%s: invalid launch shape: grid %u x %u x %u, workgroup %u x %u x %u", fn,
@@ -309,13 +310,13 @@ int shmemx_collective_launch(const void *func, unsigned grid[3], unsigned block[
         return SHMEMX_STREAM_EINVAL;
     }
     int per_mp = 0, mps = 0;
-    rc = stream_rt(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_mp, func, (int)threads,
-                                                                shared_bytes),
-                   fn, "occupancy query (is func a kernel of a program on the shared runtime?)");
+    rc = stream_rt(
+        hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_mp, func, (int)threads, shared_bytes), fn,
+        "occupancy query (is func a kernel of a program on the shared runtime?)");
     if (!rc)
-        rc = stream_rt(hipDeviceGetAttribute(&mps, hipDeviceAttributeMultiprocessorCount,
-                                             sq.device),
-                       fn, "multiprocessor count");
+        rc =
+            stream_rt(hipDeviceGetAttribute(&mps, hipDeviceAttributeMultiprocessorCount, sq.device),
+                      fn, "multiprocessor count");
     if (rc)
         return rc;
     unsigned long long room = (unsigned long long)per_mp * (unsigned long long)mps;

@@ -86,8 +86,7 @@ __global__ static void wait_kernel(const uint64_t *p, int cmp, uint64_t value,
         if (holds(v, cmp, value))
             return;
         if (deadline_wait(&d)) {
-            fault(sink, SHMEMI_STREAM_FAULT_WAIT, (uint64_t)(uintptr_t)p, v, value,
-                  (uint64_t)cmp);
+            fault(sink, SHMEMI_STREAM_FAULT_WAIT, (uint64_t)(uintptr_t)p, v, value, (uint64_t)cmp);
             return;
         }
     }
@@ -108,8 +107,7 @@ __global__ static void barrier_kernel(shmemi_stream_barrier bar, shmemi_stream_s
         uint64_t v;
         while ((v = shmemi_arch_ld_rlx64(&ctl->barrier[k].v)) < e) {
             if (deadline_wait(&d)) {
-                fault(sink, SHMEMI_STREAM_FAULT_BARRIER, (uint64_t)k, v, e,
-                      (uint64_t)bar.from[k]);
+                fault(sink, SHMEMI_STREAM_FAULT_BARRIER, (uint64_t)k, v, e, (uint64_t)bar.from[k]);
                 return;
             }
         }
@@ -120,8 +118,8 @@ __global__ static void barrier_kernel(shmemi_stream_barrier bar, shmemi_stream_s
 // ---------------------------------------------------- triggered plans
 
 // The first error of the plan wins; the host formats the message.
-__device__ static void plan_error(const shmemi_plan_gpu &a, int code, uint32_t chunk,
-                                  uint32_t peer, uint32_t round) {
+__device__ static void plan_error(const shmemi_plan_gpu &a, int code, uint32_t chunk, uint32_t peer,
+                                  uint32_t round) {
     if (atomicCAS(a.error, 0u, (uint32_t)-code) != 0u)
         return;
     shmemi_arch_st_rlx32(a.error_chunk, chunk);
@@ -226,7 +224,8 @@ extern "C" int shmemi_gpu_stream_write32(void *stream, uint32_t *addr, uint32_t 
     shmemi_memop32_fn f = shmemi_memop("cuStreamWriteValue32", &fn);
     if (!f)
         return (int)cudaErrorNotSupported;
-    CUresult r = f((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, CU_STREAM_WRITE_VALUE_DEFAULT);
+    CUresult r =
+        f((CUstream)stream, (CUdeviceptr)(uintptr_t)addr, value, CU_STREAM_WRITE_VALUE_DEFAULT);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorUnknown;
 }
 
@@ -243,8 +242,7 @@ extern "C" int shmemi_gpu_stream_wait32(void *stream, uint32_t *addr, uint32_t v
 // time; the batch costs about one).
 extern "C" int shmemi_gpu_stream_write32_n(void *stream, uint32_t *const *addr, int n,
                                            uint32_t value) {
-    typedef CUresult (*batch_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *,
-                                 unsigned int);
+    typedef CUresult (*batch_fn)(CUstream, unsigned int, CUstreamBatchMemOpParams *, unsigned int);
     static void *fn;
     batch_fn f = (batch_fn)shmemi_driver_fn("cuStreamBatchMemOp", &fn);
     CUstreamBatchMemOpParams op[64];

@@ -182,8 +182,8 @@ static int remap_data_segment(uintptr_t start, size_t len, uintptr_t file_end) {
         close(fd);
         return -1;
     }
-    void *p = mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
-                   data_off);
+    void *p =
+        mmap((void *)start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, data_off);
     if (p == MAP_FAILED) {
         /* MAP_FIXED failing leaves the old mapping in place. */
         shmemi_warn("cannot remap the data segment: %s", strerror(errno));
@@ -256,7 +256,8 @@ int shmemi_heap_init(void) {
                     span, setting, strerror(errno));
         return -1;
     }
-    char *aligned = (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
+    char *aligned =
+        (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
     void *base = mmap(aligned, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, heap_fd, 0);
     if (base == MAP_FAILED) {
         shmemi_warn("cannot map the symmetric heap (%zu bytes%s): %s", total,
@@ -288,8 +289,8 @@ int shmemi_heap_init(void) {
     if (data_init())
         return -1;
 
-    struct pe_card me = {getpid(), heap_fd, data_fd, (int32_t)data_off, total, shmemi.data_size,
-                         {0, 0, 0}};
+    struct pe_card me = {getpid(), heap_fd,          data_fd,  (int32_t)data_off,
+                         total,    shmemi.data_size, {0, 0, 0}};
     node_key(me.node);
     struct boot *b = shmemi.boot;
     if (b->allgather(b, &me, cards, sizeof(me)))
@@ -462,8 +463,8 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
      * decides alike: the plans and the allocator are the same everywhere). */
     if (old)
         shmemi_plan_check_realloc(ptr, old, size, 0, fn);
-    int rc = old ? shmemi_alloc_resize(&heap_alloc, off, size, &newoff, &moved)
-                 : SHMEMI_ALLOC_NOTUSED;
+    int rc =
+        old ? shmemi_alloc_resize(&heap_alloc, off, size, &newoff, &moved) : SHMEMI_ALLOC_NOTUSED;
     if (rc == SHMEMI_ALLOC_OK && moved) {
         shmemi_plan_check_realloc(ptr, old, size, 1, fn);
         shmemi_local_copy(user_base() + newoff, ptr, old < size ? old : size, fn);
@@ -489,8 +490,8 @@ void *shmemi_words_malloc(size_t size, const char *fn) {
     int rc = shmemi_alloc_get(&words_alloc, 64, size ? size : 64, &off);
     pthread_mutex_unlock(&heap_lock);
     if (rc != SHMEMI_ALLOC_OK)
-        shmemi_debug("%s: the %zu-byte words area has no room for %zu bytes", fn,
-                     SHMEMI_WORDS_SIZE, size);
+        shmemi_debug("%s: the %zu-byte words area has no room for %zu bytes", fn, SHMEMI_WORDS_SIZE,
+                     size);
     shmemi_barrier_all(); /* like every symmetric allocation */
     return rc == SHMEMI_ALLOC_OK ? shmemi.heap_base + off : NULL;
 }

@@ -177,7 +177,8 @@ static void set_stream_copies(void) {
         sdma_copy_set_stream_min(n);
     else
         shmemi_fatal("SHMEM_STREAM_COPY_MIN=%s: expected auto or a size in bytes with an "
-                     "optional k/m/g suffix (0: never)", v);
+                     "optional k/m/g suffix (0: never)",
+                     v);
     shmemi_debug("copies of at least %zu bytes use streaming stores", n);
 }
 

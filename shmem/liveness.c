@@ -43,17 +43,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LIVE_TICK_MS 10         /* how often a blocked thread beats and looks at its peers */
-#define LIVE_STUCK_MS 300       /* every other PE blocked this long in the same waits */
-#define LIVE_EXIT_GRACE_MS 300  /* a peer exited non-zero: its launcher's turn first */
-#define LIVE_REMOTE_MS 100      /* how often a wait looks at PEs of other nodes */
+#define LIVE_TICK_MS 10        /* how often a blocked thread beats and looks at its peers */
+#define LIVE_STUCK_MS 300      /* every other PE blocked this long in the same waits */
+#define LIVE_EXIT_GRACE_MS 300 /* a peer exited non-zero: its launcher's turn first */
+#define LIVE_REMOTE_MS 100     /* how often a wait looks at PEs of other nodes */
 
 __thread const char *shmemi_routine __attribute__((tls_model("initial-exec")));
 
 static int threads_before_init = -1;
-static int lib_threads = -1;      /* threads the library started; -1: unknown */
-static uint64_t waits;            /* waits this PE has published */
-static int64_t peer_exited_at;    /* when a peer was first seen EXITED (0: never) */
+static int lib_threads = -1;   /* threads the library started; -1: unknown */
+static uint64_t waits;         /* waits this PE has published */
+static int64_t peer_exited_at; /* when a peer was first seen EXITED (0: never) */
 
 static int64_t now_ms(void) {
     struct timespec ts;
@@ -142,9 +142,8 @@ void shmemi_live_init_end(void) {
     if (copies)
         memset(copies, 0, (size_t)shmemi.n_pes * sizeof(struct shmemi_live));
     int n = count_threads();
-    lib_threads = n < 0 || threads_before_init < 0 || n < threads_before_init
-                      ? -1
-                      : n - threads_before_init;
+    lib_threads =
+        n < 0 || threads_before_init < 0 || n < threads_before_init ? -1 : n - threads_before_init;
 }
 
 /* Whether, right now, only a peer could end a wait of this PE: no other
@@ -447,8 +446,9 @@ void shmemi_live_exit(int status) {
     free(beats);
     free(pick);
     fflush(stdout);
-    fprintf(stderr, "[PE %d] shmem: PE %d exits with status %d without calling shmem_finalize%s%s: "
-                    "the job ends\n",
+    fprintf(stderr,
+            "[PE %d] shmem: PE %d exits with status %d without calling shmem_finalize%s%s: "
+            "the job ends\n",
             shmemi.my_pe, shmemi.my_pe, status, waits_text[0] ? " while " : "", waits_text);
     fflush(stderr);
 }

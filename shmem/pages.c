@@ -38,9 +38,9 @@
 #define CHUNK SHMEMI_HUGE_PAGE
 
 static struct {
-    int mode;           /* SHMEMI_PAGES_* */
-    const char *why;    /* what decided it, for SHMEM_DEBUG */
-    uint64_t *done;     /* heap chunks populated in every PE's mapping (bitmap) */
+    int mode;        /* SHMEMI_PAGES_* */
+    const char *why; /* what decided it, for SHMEM_DEBUG */
+    uint64_t *done;  /* heap chunks populated in every PE's mapping (bitmap) */
     size_t nchunks;
     int populate_works; /* MADV_POPULATE_WRITE known (0: touch the pages instead) */
 } pg = {.populate_works = 1};
@@ -112,8 +112,8 @@ int shmemi_pages_memfd(const char *name, size_t size, int heap) {
         flags |= MFD_HUGETLB;
     int fd = memfd_create(name, flags);
     if (fd < 0) {
-        shmemi_warn("memfd_create(%s%s): %s", name,
-                    (flags & MFD_HUGETLB) ? ", MFD_HUGETLB" : "", strerror(errno));
+        shmemi_warn("memfd_create(%s%s): %s", name, (flags & MFD_HUGETLB) ? ", MFD_HUGETLB" : "",
+                    strerror(errno));
         return -1;
     }
     if (ftruncate(fd, (off_t)size)) {

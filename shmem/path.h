@@ -29,10 +29,10 @@ struct shmemi_path_ops;
 /* Where `len` bytes of a PE's symmetric memory are, and what reaches them. */
 struct shmemi_route {
     const struct shmemi_path_ops *path;
-    char *addr;  /* the PE's copy as mapped here; NULL where the row has no mapping */
-    size_t off;  /* offset in the region */
-    int pe;      /* world PE */
-    int region;  /* enum shmemi_region */
+    char *addr; /* the PE's copy as mapped here; NULL where the row has no mapping */
+    size_t off; /* offset in the region */
+    int pe;     /* world PE */
+    int region; /* enum shmemi_region */
 };
 
 /* The row may load and store through route.addr from host threads (the

@@ -60,8 +60,8 @@ static void device_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, 
  * the non-blocking form when the engine reaches GPU memory): the stream or
  * queue keeps the signal behind the data. */
 static void device_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
-                              size_t n, const struct shmemi_route *sig, uint64_t signal,
-                              int sig_op, int nbi, const char *fn) {
+                              size_t n, const struct shmemi_route *sig, uint64_t signal, int sig_op,
+                              int nbi, const char *fn) {
     if (nbi && shmemi_engine_reaches_device() &&
         shmemi_engine_copy_signal(c, r->addr, src, n, sig, signal, sig_op, fn))
         return;
@@ -70,8 +70,7 @@ static void device_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r
 }
 
 static void device_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum shmemi_amo_op op,
-                       size_t size, uint64_t value, uint64_t cond, uint64_t *old,
-                       const char *fn) {
+                       size_t size, uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
     (void)c;
     shmemi.dev->amo(r->addr, op, size, value, cond, old, !old, fn);
 }

@@ -28,9 +28,8 @@ static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_r
     shmemi_wake_at(r->pe, r->addr, n); /* a thread of r->pe may sleep until it lands */
 }
 
-static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
-                                     const struct shmemi_route *r, size_t n, int nbi,
-                                     const char *fn) {
+static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst, const struct shmemi_route *r,
+                                     size_t n, int nbi, const char *fn) {
     if (SHMEMI_UNLIKELY(shmemi_on_device(dst))) {
         shmemi_local_copy(dst, r->addr, n, fn);
         return;
@@ -48,21 +47,21 @@ static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst,
  * signed and unsigned adds are the same bits in two's complement).
  * Sequentially consistent, so AMOs also order the caller's earlier stores to
  * that PE (what users of flags expect). Returns the old value. */
-#define SHMEMI_DIRECT_AMO(W)                                                                  \
-    static inline W shmemi_direct_amo_##W(W *r, enum shmemi_amo_op op, W v, W c) {            \
-        switch (op) {                                                                         \
-        case SHMEMI_AMO_FETCH: return __atomic_load_n(r, SHMEMI_SC);                          \
-        case SHMEMI_AMO_SET: __atomic_store_n(r, v, SHMEMI_SC); return 0;                     \
-        case SHMEMI_AMO_SWAP: return __atomic_exchange_n(r, v, SHMEMI_SC);                    \
-        case SHMEMI_AMO_CSWAP:                                                                \
-            __atomic_compare_exchange_n(r, &c, v, 0, SHMEMI_SC, SHMEMI_SC);                   \
-            return c;                                                                         \
-        case SHMEMI_AMO_ADD: return __atomic_fetch_add(r, v, SHMEMI_SC);                      \
-        case SHMEMI_AMO_AND: return __atomic_fetch_and(r, v, SHMEMI_SC);                      \
-        case SHMEMI_AMO_OR: return __atomic_fetch_or(r, v, SHMEMI_SC);                        \
-        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(r, v, SHMEMI_SC);                      \
-        }                                                                                     \
-        __builtin_unreachable();                                                              \
+#define SHMEMI_DIRECT_AMO(W)                                                                       \
+    static inline W shmemi_direct_amo_##W(W *r, enum shmemi_amo_op op, W v, W c) {                 \
+        switch (op) {                                                                              \
+        case SHMEMI_AMO_FETCH: return __atomic_load_n(r, SHMEMI_SC);                               \
+        case SHMEMI_AMO_SET: __atomic_store_n(r, v, SHMEMI_SC); return 0;                          \
+        case SHMEMI_AMO_SWAP: return __atomic_exchange_n(r, v, SHMEMI_SC);                         \
+        case SHMEMI_AMO_CSWAP:                                                                     \
+            __atomic_compare_exchange_n(r, &c, v, 0, SHMEMI_SC, SHMEMI_SC);                        \
+            return c;                                                                              \
+        case SHMEMI_AMO_ADD: return __atomic_fetch_add(r, v, SHMEMI_SC);                           \
+        case SHMEMI_AMO_AND: return __atomic_fetch_and(r, v, SHMEMI_SC);                           \
+        case SHMEMI_AMO_OR: return __atomic_fetch_or(r, v, SHMEMI_SC);                             \
+        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(r, v, SHMEMI_SC);                           \
+        }                                                                                          \
+        __builtin_unreachable();                                                                   \
     }
 SHMEMI_DIRECT_AMO(uint32_t)
 SHMEMI_DIRECT_AMO(uint64_t)

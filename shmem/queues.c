@@ -77,7 +77,9 @@ struct sdma_queue *shmemi_rma_queue(int pe) {
     return open_queue(Q_RMA, pe, shmemi.cfg.ENGINE_RING_SIZE, "rma", NULL);
 }
 
-struct sdma_queue *shmemi_rma_queue_peek(int pe) { return peek(Q_RMA, pe); }
+struct sdma_queue *shmemi_rma_queue_peek(int pe) {
+    return peek(Q_RMA, pe);
+}
 
 struct sdma_queue *shmemi_poll_queue(int pe) {
     size_t ring = shmemi.cfg.PLAN_RING_SIZE;
@@ -114,8 +116,7 @@ static void drain_device_queues(void) {
             clock_gettime(CLOCK_MONOTONIC, &t);
             if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >
                 shmemi.cfg.ENGINE_TIMEOUT) {
-                shmemi_warn("the device-driven queue to PE %d still holds packets at finalize",
-                            pe);
+                shmemi_warn("the device-driven queue to PE %d still holds packets at finalize", pe);
                 break;
             }
             sched_yield();

@@ -98,8 +98,8 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
      * fabric while this PE sets it). */
     shmemi_route_amo(&rs, ctx, sig_addr, sizeof(*sig_addr), pe, fn);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
-        shmemi_fatal("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD",
-                     fn, sig_op);
+        shmemi_fatal("%s: signal operation %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", fn,
+                     sig_op);
     if (!bytes) {
         rs.path->signal(ctx, &rs, signal, sig_op, nbi, fn);
         return;
@@ -125,24 +125,24 @@ void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig
 /* ------------------------------------------------------------ public names */
 /* The bodies of this file's rows of the op table (include/shmem_ops.h): ESZ
  * is the element size, NBI 1 for the non-blocking forms. */
-#define SHMEMI_B_PUT(ESZ, NBI)                                                                    \
+#define SHMEMI_B_PUT(ESZ, NBI)                                                                     \
     shmemi_put(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), pe, NBI, __func__);
-#define SHMEMI_B_GET(ESZ, NBI)                                                                    \
+#define SHMEMI_B_GET(ESZ, NBI)                                                                     \
     shmemi_get(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), pe, NBI, __func__);
 #define SHMEMI_B_P() shmemi_put(ctx, dest, &value, sizeof value, pe, 0, __func__);
-#define SHMEMI_B_G(T)                                                                             \
-    T v_;                                                                                         \
-    shmemi_get(ctx, &v_, source, sizeof v_, pe, 0, __func__);                                     \
+#define SHMEMI_B_G(T)                                                                              \
+    T v_;                                                                                          \
+    shmemi_get(ctx, &v_, source, sizeof v_, pe, 0, __func__);                                      \
     return v_;
 #define SHMEMI_B_IPUT(ESZ) shmemi_iput(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
 #define SHMEMI_B_IGET(ESZ) shmemi_iget(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
-#define SHMEMI_B_IBPUT(ESZ)                                                                       \
+#define SHMEMI_B_IBPUT(ESZ)                                                                        \
     strided(ctx, 1, dest, source, dst, sst, bsize, nblocks, ESZ, pe, __func__);
-#define SHMEMI_B_IBGET(ESZ)                                                                       \
+#define SHMEMI_B_IBGET(ESZ)                                                                        \
     strided(ctx, 0, dest, source, dst, sst, bsize, nblocks, ESZ, pe, __func__);
 #define SHMEMI_B_SIGNAL(OP) shmemi_signal(ctx, sig_addr, signal, OP, pe, __func__);
-#define SHMEMI_B_PUT_SIGNAL(ESZ, NBI)                                                             \
-    shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), sig_addr, signal,   \
+#define SHMEMI_B_PUT_SIGNAL(ESZ, NBI)                                                              \
+    shmemi_put_signal(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), sig_addr, signal,    \
                       sig_op, pe, NBI, __func__);
 #include "shmem/api_define.h"
 

@@ -8,7 +8,7 @@
 #ifndef SHMEMI_H
 #define SHMEMI_H
 
-#define SHMEMI_NO_GENERIC 1 /* the library defines the names the generics dispatch to */
+#define SHMEMI_NO_GENERIC 1             /* the library defines the names the generics dispatch to */
 #define SHMEM_NO_DEPRECATION_WARNINGS 1 /* it defines the deprecated ones too */
 
 #include <stdarg.h>
@@ -282,7 +282,7 @@ struct shmemi_state {
     struct shmemi_peer *peers;
 
     enum shmemi_heap_kind heap_kind;
-    char *user_base;   /* the user heap (shmem_malloc), in the host or device heap */
+    char *user_base; /* the user heap (shmem_malloc), in the host or device heap */
     size_t user_size;
     int user_region;   /* SHMEMI_REGION_HEAP or _DEVICE: where the user heap is */
     size_t heap_align; /* the largest alignment shmem_align can honour */
@@ -316,7 +316,8 @@ extern __thread const char *shmemi_routine __attribute__((tls_model("initial-exe
 
 void shmemi_not_initialized(const char *fn) __attribute__((noreturn));
 void shmemi_bad_pe(int pe, const char *fn) __attribute__((noreturn));
-void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn) __attribute__((noreturn));
+void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn)
+    __attribute__((noreturn));
 
 static inline void shmemi_check_init(const char *fn) {
     shmemi_routine = fn;
@@ -372,8 +373,8 @@ void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig
  * `dest` of `pe`, reached through ctx. value and cond point at size-byte
  * values (cond only for CSWAP, may be NULL otherwise); fetch (NULL for the
  * non-fetching forms) receives the old value. */
-void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
-                const void *value, const void *cond, void *fetch, int pe, const char *fn);
+void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size, const void *value,
+                const void *cond, void *fetch, int pe, const char *fn);
 /* Quiet and fence of ctx (nothing for SHMEM_CTX_INVALID); fn names the
  * routine the user called. */
 void shmemi_quiet(shmem_ctx_t ctx, const char *fn);
@@ -406,14 +407,14 @@ struct shmemi_spin {
     int owner;         /* 1 + the world PE whose memory holds the words; 0: this PE */
     const void *watch; /* the words, as mapped here (NULL: any store wakes us) */
     size_t watch_len;
-    int armed;         /* counted as a sleeper: the caller re-checks, the next turn sleeps */
-    int slot;          /* the watch slot claimed when armed; -1: counted in `any` */
-    int blocking;      /* the spin phase is over */
-    uint32_t seq;      /* the wake word when armed */
-    uint32_t sleep_us; /* the next sleep's timeout */
+    int armed;          /* counted as a sleeper: the caller re-checks, the next turn sleeps */
+    int slot;           /* the watch slot claimed when armed; -1: counted in `any` */
+    int blocking;       /* the spin phase is over */
+    uint32_t seq;       /* the wake word when armed */
+    uint32_t sleep_us;  /* the next sleep's timeout */
     uint32_t budget_us; /* the spin phase that ended in the sleep */
-    long switches;     /* involuntary context switches when the slow phase began */
-    uint64_t since_ns; /* when the slow phase began */
+    long switches;      /* involuntary context switches when the slow phase began */
+    uint64_t since_ns;  /* when the slow phase began */
     /* The job's liveness (shmem/liveness.c): a wait that can never end (a
      * peer left the program while this PE waits) ends the job. */
     uint64_t world_epoch; /* set by a barrier of all PEs: the epoch it waits for */
@@ -496,8 +497,7 @@ void shmemi_plan_check_free(const void *ptr, size_t len, const char *fn);
 /* shmem_realloc of the `old`-byte object at ptr to `size` bytes ends the job,
  * naming the plan, when a live plan's buffer lies in a part the realloc gives
  * back (a shrink) or in the object at all when it moves (moves = 1). */
-void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int moves,
-                               const char *fn);
+void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int moves, const char *fn);
 void shmemi_plan_fini(void);
 
 /* Teams. */

@@ -97,8 +97,8 @@ void shmem_sync_all(void) {
 void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, const char *fn) {
     shmemi_check_init(fn);
     if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
-        shmemi_fatal("%s: invalid active set (PE_start %d, logPE_stride %d, PE_size %d)", fn,
-                     start, log_stride, size);
+        shmemi_fatal("%s: invalid active set (PE_start %d, logPE_stride %d, PE_size %d)", fn, start,
+                     log_stride, size);
     long stride = 1L << log_stride;
     long last = start + (long)(size - 1) * stride;
     if (last >= shmemi.n_pes)
@@ -217,114 +217,115 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
     return i;
 }
 
-#define SHMEMI_P2P_CORE(T, N)                                                                  \
-    static inline T load_##N(const T *p, const char *fn) {                                    \
-        T x;                                                                                  \
-        shmemi_ivar_load(p, sizeof(T), &x, fn);                                               \
-        return x;                                                                             \
-    }                                                                                         \
-    static inline int cmp_##N(T *p, int cmp, T v, const char *fn) {                           \
-        T x = load_##N(p, fn);                                                                \
-        switch (cmp) {                                                                        \
-        case SHMEM_CMP_EQ: return x == v;                                                     \
-        case SHMEM_CMP_NE: return x != v;                                                     \
-        case SHMEM_CMP_GT: return x > v;                                                      \
-        case SHMEM_CMP_GE: return x >= v;                                                     \
-        case SHMEM_CMP_LT: return x < v;                                                      \
-        case SHMEM_CMP_LE: return x <= v;                                                     \
-        default: bad_cmp(cmp, fn);                                                            \
-        }                                                                                     \
-    }                                                                                         \
-    static void check_##N(const T *p, size_t n, const char *fn) {                             \
-        shmemi_ivars_check(p, n, sizeof(T), fn);                                              \
-    }                                                                                         \
-    static void wait_until_##N(T *ivar, int cmp, T v, const char *fn) {                       \
-        check_##N(ivar, 1, fn);                                                               \
-        struct shmemi_spin s = {0};                                                           \
-        shmemi_spin_watch(&s, ivar, sizeof(T));                                               \
-        while (!cmp_##N(ivar, cmp, v, fn))                                                    \
-            shmemi_spin(&s);                                                                  \
-        shmemi_spin_end(&s);                                                                  \
-    }                                                                                         \
-    /* The array forms: `vals` is NULL for one value, else one per element. */                \
-    static int all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals, const char *fn) { \
-        for (size_t i = 0; i < n; i++)                                                        \
-            if (!(st && st[i]) && !cmp_##N(&iv[i], cmp, vals ? vals[i] : v, fn))              \
-                return 0;                                                                     \
-        return 1;                                                                             \
-    }                                                                                         \
-    /* The scan starts at index `from` and wraps around (see any_cursor). */                  \
-    static size_t any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,        \
-                          size_t from, int *live, const char *fn) {                           \
-        *live = 0;                                                                            \
-        for (size_t k = 0, i = from; k < n; k++, i = i + 1 < n ? i + 1 : 0) {                 \
-            if (st && st[i])                                                                  \
-                continue;                                                                     \
-            *live = 1;                                                                        \
-            if (cmp_##N(&iv[i], cmp, vals ? vals[i] : v, fn))                                 \
-                return i;                                                                     \
-        }                                                                                     \
-        return SIZE_MAX;                                                                      \
-    }                                                                                         \
-    static size_t some_##N(T *iv, size_t n, size_t *idx, const int *st, int cmp, T v, const T *vals, \
-                           int *live, const char *fn) {                                       \
-        size_t k = 0;                                                                         \
-        *live = 0;                                                                            \
-        for (size_t i = 0; i < n; i++) {                                                      \
-            if (st && st[i])                                                                  \
-                continue;                                                                     \
-            *live = 1;                                                                        \
-            if (cmp_##N(&iv[i], cmp, vals ? vals[i] : v, fn))                                 \
-                idx[k++] = i;                                                                 \
-        }                                                                                     \
-        return k;                                                                             \
-    }                                                                                         \
-    static void wait_all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,     \
-                             const char *fn) {                                                \
-        check_##N(iv, n, fn);                                                                 \
-        struct shmemi_spin s = {0};                                                           \
-        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
-        while (!all_##N(iv, n, st, cmp, v, vals, fn))                                         \
-            shmemi_spin(&s);                                                                  \
-        shmemi_spin_end(&s);                                                                  \
-    }                                                                                         \
-    static size_t test_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
-                               const char *fn) {                                              \
-        check_##N(iv, n, fn);                                                                 \
-        struct any_cursor *c = any_cursor(iv, n);                                             \
-        int live;                                                                             \
-        return any_returned(c, any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn));         \
-    }                                                                                         \
-    static size_t wait_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,   \
-                               const char *fn) {                                              \
-        check_##N(iv, n, fn);                                                                 \
-        struct any_cursor *c = any_cursor(iv, n);                                             \
-        struct shmemi_spin s = {0};                                                           \
-        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
-        int live;                                                                             \
-        for (;;) {                                                                            \
-            size_t i = any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn);                  \
-            if (i != SIZE_MAX || !live) {                                                     \
-                shmemi_spin_end(&s);                                                          \
-                return any_returned(c, i);                                                    \
-            }                                                                                 \
-            shmemi_spin(&s);                                                                  \
-        }                                                                                     \
-    }                                                                                         \
-    static size_t wait_some_##N(T *iv, size_t n, size_t *idx, const int *st, int cmp, T v,   \
-                                const T *vals, const char *fn) {                              \
-        check_##N(iv, n, fn);                                                                 \
-        struct shmemi_spin s = {0};                                                           \
-        shmemi_spin_watch(&s, iv, n * sizeof(T));                                             \
-        int live;                                                                             \
-        for (;;) {                                                                            \
-            size_t k = some_##N(iv, n, idx, st, cmp, v, vals, &live, fn);                     \
-            if (k || !live) {                                                                 \
-                shmemi_spin_end(&s);                                                          \
-                return k;                                                                     \
-            }                                                                                 \
-            shmemi_spin(&s);                                                                  \
-        }                                                                                     \
+#define SHMEMI_P2P_CORE(T, N)                                                                      \
+    static inline T load_##N(const T *p, const char *fn) {                                         \
+        T x;                                                                                       \
+        shmemi_ivar_load(p, sizeof(T), &x, fn);                                                    \
+        return x;                                                                                  \
+    }                                                                                              \
+    static inline int cmp_##N(T *p, int cmp, T v, const char *fn) {                                \
+        T x = load_##N(p, fn);                                                                     \
+        switch (cmp) {                                                                             \
+        case SHMEM_CMP_EQ: return x == v;                                                          \
+        case SHMEM_CMP_NE: return x != v;                                                          \
+        case SHMEM_CMP_GT: return x > v;                                                           \
+        case SHMEM_CMP_GE: return x >= v;                                                          \
+        case SHMEM_CMP_LT: return x < v;                                                           \
+        case SHMEM_CMP_LE: return x <= v;                                                          \
+        default: bad_cmp(cmp, fn);                                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    static void check_##N(const T *p, size_t n, const char *fn) {                                  \
+        shmemi_ivars_check(p, n, sizeof(T), fn);                                                   \
+    }                                                                                              \
+    static void wait_until_##N(T *ivar, int cmp, T v, const char *fn) {                            \
+        check_##N(ivar, 1, fn);                                                                    \
+        struct shmemi_spin s = {0};                                                                \
+        shmemi_spin_watch(&s, ivar, sizeof(T));                                                    \
+        while (!cmp_##N(ivar, cmp, v, fn))                                                         \
+            shmemi_spin(&s);                                                                       \
+        shmemi_spin_end(&s);                                                                       \
+    }                                                                                              \
+    /* The array forms: `vals` is NULL for one value, else one per element. */                     \
+    static int all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,                \
+                       const char *fn) {                                                           \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (!(st && st[i]) && !cmp_##N(&iv[i], cmp, vals ? vals[i] : v, fn))                   \
+                return 0;                                                                          \
+        return 1;                                                                                  \
+    }                                                                                              \
+    /* The scan starts at index `from` and wraps around (see any_cursor). */                       \
+    static size_t any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,             \
+                          size_t from, int *live, const char *fn) {                                \
+        *live = 0;                                                                                 \
+        for (size_t k = 0, i = from; k < n; k++, i = i + 1 < n ? i + 1 : 0) {                      \
+            if (st && st[i])                                                                       \
+                continue;                                                                          \
+            *live = 1;                                                                             \
+            if (cmp_##N(&iv[i], cmp, vals ? vals[i] : v, fn))                                      \
+                return i;                                                                          \
+        }                                                                                          \
+        return SIZE_MAX;                                                                           \
+    }                                                                                              \
+    static size_t some_##N(T *iv, size_t n, size_t *idx, const int *st, int cmp, T v,              \
+                           const T *vals, int *live, const char *fn) {                             \
+        size_t k = 0;                                                                              \
+        *live = 0;                                                                                 \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (st && st[i])                                                                       \
+                continue;                                                                          \
+            *live = 1;                                                                             \
+            if (cmp_##N(&iv[i], cmp, vals ? vals[i] : v, fn))                                      \
+                idx[k++] = i;                                                                      \
+        }                                                                                          \
+        return k;                                                                                  \
+    }                                                                                              \
+    static void wait_all_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,          \
+                             const char *fn) {                                                     \
+        check_##N(iv, n, fn);                                                                      \
+        struct shmemi_spin s = {0};                                                                \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                                  \
+        while (!all_##N(iv, n, st, cmp, v, vals, fn))                                              \
+            shmemi_spin(&s);                                                                       \
+        shmemi_spin_end(&s);                                                                       \
+    }                                                                                              \
+    static size_t test_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,        \
+                               const char *fn) {                                                   \
+        check_##N(iv, n, fn);                                                                      \
+        struct any_cursor *c = any_cursor(iv, n);                                                  \
+        int live;                                                                                  \
+        return any_returned(c, any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn));              \
+    }                                                                                              \
+    static size_t wait_any_##N(T *iv, size_t n, const int *st, int cmp, T v, const T *vals,        \
+                               const char *fn) {                                                   \
+        check_##N(iv, n, fn);                                                                      \
+        struct any_cursor *c = any_cursor(iv, n);                                                  \
+        struct shmemi_spin s = {0};                                                                \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                                  \
+        int live;                                                                                  \
+        for (;;) {                                                                                 \
+            size_t i = any_##N(iv, n, st, cmp, v, vals, c->next, &live, fn);                       \
+            if (i != SIZE_MAX || !live) {                                                          \
+                shmemi_spin_end(&s);                                                               \
+                return any_returned(c, i);                                                         \
+            }                                                                                      \
+            shmemi_spin(&s);                                                                       \
+        }                                                                                          \
+    }                                                                                              \
+    static size_t wait_some_##N(T *iv, size_t n, size_t *idx, const int *st, int cmp, T v,         \
+                                const T *vals, const char *fn) {                                   \
+        check_##N(iv, n, fn);                                                                      \
+        struct shmemi_spin s = {0};                                                                \
+        shmemi_spin_watch(&s, iv, n * sizeof(T));                                                  \
+        int live;                                                                                  \
+        for (;;) {                                                                                 \
+            size_t k = some_##N(iv, n, idx, st, cmp, v, vals, &live, fn);                          \
+            if (k || !live) {                                                                      \
+                shmemi_spin_end(&s);                                                               \
+                return k;                                                                          \
+            }                                                                                      \
+            shmemi_spin(&s);                                                                       \
+        }                                                                                          \
     }
 SHMEMI_P2P_ALL_TYPES(SHMEMI_P2P_CORE)
 
@@ -332,22 +333,22 @@ SHMEMI_P2P_ALL_TYPES(SHMEMI_P2P_CORE)
  * comparison value, VALS the vector of them (or NULL). */
 #define SHMEMI_B_WAIT_UNTIL(N) wait_until_##N(ivar, cmp, cmp_value, __func__);
 #define SHMEMI_B_WAIT(N) wait_until_##N(ivar, SHMEM_CMP_NE, cmp_value, __func__);
-#define SHMEMI_B_TEST(N)                                                                      \
-    check_##N(ivar, 1, __func__);                                                             \
+#define SHMEMI_B_TEST(N)                                                                           \
+    check_##N(ivar, 1, __func__);                                                                  \
     return cmp_##N(ivar, cmp, cmp_value, __func__);
 #define SHMEMI_B_WAIT_ALL(N, V, VALS) wait_all_##N(ivars, nelems, status, cmp, V, VALS, __func__);
-#define SHMEMI_B_WAIT_ANY(N, V, VALS)                                                         \
+#define SHMEMI_B_WAIT_ANY(N, V, VALS)                                                              \
     return wait_any_##N(ivars, nelems, status, cmp, V, VALS, __func__);
-#define SHMEMI_B_WAIT_SOME(N, V, VALS)                                                        \
+#define SHMEMI_B_WAIT_SOME(N, V, VALS)                                                             \
     return wait_some_##N(ivars, nelems, indices, status, cmp, V, VALS, __func__);
-#define SHMEMI_B_TEST_ALL(N, V, VALS)                                                         \
-    check_##N(ivars, nelems, __func__);                                                       \
+#define SHMEMI_B_TEST_ALL(N, V, VALS)                                                              \
+    check_##N(ivars, nelems, __func__);                                                            \
     return all_##N(ivars, nelems, status, cmp, V, VALS, __func__);
-#define SHMEMI_B_TEST_ANY(N, V, VALS)                                                         \
+#define SHMEMI_B_TEST_ANY(N, V, VALS)                                                              \
     return test_any_##N(ivars, nelems, status, cmp, V, VALS, __func__);
-#define SHMEMI_B_TEST_SOME(N, V, VALS)                                                        \
-    int live;                                                                                 \
-    check_##N(ivars, nelems, __func__);                                                       \
+#define SHMEMI_B_TEST_SOME(N, V, VALS)                                                             \
+    int live;                                                                                      \
+    check_##N(ivars, nelems, __func__);                                                            \
     return some_##N(ivars, nelems, indices, status, cmp, V, VALS, &live, __func__);
 #include "shmem/api_define.h"
 

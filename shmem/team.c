@@ -147,8 +147,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
  * the same to it. Epochs only grow, so back-to-back syncs never reset
  * anything. */
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
-    if (team == &shmemi_team_world ||
-        (team == &shmemi_team_shared && team->size == shmemi.n_pes)) {
+    if (team == &shmemi_team_world || (team == &shmemi_team_shared && team->size == shmemi.n_pes)) {
         shmemi_sync_all();
         return;
     }
@@ -219,8 +218,8 @@ static int team_split(struct shmemi_team *parent, struct split *sp, int n, const
         *sp[i].out = SHMEM_TEAM_INVALID;
     for (int i = 0; i < n; i++) {
         if (sp[i].size > TEAM_MAX_SIZE) {
-            shmemi_debug("%s: a team of %d PEs is larger than the %d PEs a split team may have",
-                         fn, sp[i].size, TEAM_MAX_SIZE);
+            shmemi_debug("%s: a team of %d PEs is larger than the %d PEs a split team may have", fn,
+                         sp[i].size, TEAM_MAX_SIZE);
             return -1;
         }
     }
@@ -424,8 +423,8 @@ static void session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session
     if (config && (config_mask & SHMEM_CTX_SESSION_TOTAL_OPS))
         c->session_ops = config->total_ops;
     else if (!config && config_mask)
-        shmemi_debug("%s: configuration mask %#lx without a configuration: the defaults apply",
-                     fn, (unsigned long)config_mask);
+        shmemi_debug("%s: configuration mask %#lx without a configuration: the defaults apply", fn,
+                     (unsigned long)config_mask);
 }
 
 static void session_stop(shmem_ctx_t ctx, const char *fn) {

@@ -226,7 +226,9 @@ static void sleep_armed(struct shmemi_spin *s) {
     uint64_t t0 = now_ns();
     long rc = futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
     int e = rc ? errno : 0;
-    __atomic_fetch_add(rc == 0 ? &slept_woken : e == ETIMEDOUT ? &slept_timeout : &slept_moved,
+    __atomic_fetch_add(rc == 0          ? &slept_woken
+                       : e == ETIMEDOUT ? &slept_timeout
+                                        : &slept_moved,
                        1, __ATOMIC_RELAXED);
     shmemi_spin_disarm(s);
     if (rc == 0 && now_ns() - t0 < (uint64_t)s->budget_us * 1000u && spin_scale < SPIN_SCALE_MAX)

@@ -76,14 +76,16 @@ int shmemx_sdma_putmem(void *dest, const void *src, size_t bytes, int pe,
     return rc;
 }
 
-static int tile(struct sdma_queue *q, const shmemx_tile_t *t, size_t esize, int pe, const char *fn) {
+static int tile(struct sdma_queue *q, const shmemx_tile_t *t, size_t esize, int pe,
+                const char *fn) {
     if (!t->rows || !t->cols)
         return 0;
     if (t->cols > t->dst_stride || t->cols > t->src_stride)
         shmemi_fatal("%s: a tile row of %zu elements is wider than its stride (%zu / %zu)", fn,
                      t->cols, t->dst_stride, t->src_stride);
     size_t row = shmemi_bytes(t->cols, esize, fn);
-    size_t dpitch = shmemi_bytes(t->dst_stride, esize, fn), spitch = shmemi_bytes(t->src_stride, esize, fn);
+    size_t dpitch = shmemi_bytes(t->dst_stride, esize, fn),
+           spitch = shmemi_bytes(t->src_stride, esize, fn);
     size_t extent = shmemi_bytes(t->rows - 1, dpitch, fn) + row;
     void *r = engine_addr(t->dest, extent, pe, fn);
     int rc = sdma_copy_2d(q, r, dpitch, t->src, spitch, row, t->rows);

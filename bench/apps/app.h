@@ -41,16 +41,14 @@ struct app_opts {
     int csv;
 };
 
-static inline double app_now(void)
-{
+static inline double app_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 __attribute__((format(printf, 2, 3))) static void app_fail(const struct app_opts *o,
-                                                           const char *fmt, ...)
-{
+                                                           const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "%s: FAILED on PE %d: ", o->name, shmem_my_pe());
     va_start(ap, fmt);
@@ -62,8 +60,7 @@ __attribute__((format(printf, 2, 3))) static void app_fail(const struct app_opts
     exit(1);
 }
 
-static inline long app_number(const struct app_opts *o, const char *s)
-{
+static inline long app_number(const struct app_opts *o, const char *s) {
     char *end = NULL;
     long v = strtol(s, &end, 10);
     if (end == s || v < 0)
@@ -78,8 +75,7 @@ static inline long app_number(const struct app_opts *o, const char *s)
 }
 
 /* Parse after shmem_init; `o` holds the defaults. */
-static inline void app_parse(struct app_opts *o, int argc, char **argv, const char *usage)
-{
+static inline void app_parse(struct app_opts *o, int argc, char **argv, const char *usage) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--csv")) {
@@ -103,8 +99,7 @@ static inline void app_parse(struct app_opts *o, int argc, char **argv, const ch
 }
 
 static inline void app_report(const struct app_opts *o, const char *bench, long size,
-                              const char *metric, double value, const char *unit)
-{
+                              const char *metric, double value, const char *unit) {
     if (shmem_my_pe() != 0)
         return;
     if (o->csv)
@@ -116,8 +111,7 @@ static inline void app_report(const struct app_opts *o, const char *bench, long 
 
 /* Call at the top of every iteration with the number already done: once the
  * warm-up ones are, a barrier and the start of the clock (*t0). */
-static inline void app_timer(const struct app_opts *o, long done, double *t0)
-{
+static inline void app_timer(const struct app_opts *o, long done, double *t0) {
     if (done == o->warmup) {
         shmem_barrier_all();
         *t0 = app_now();
@@ -126,8 +120,7 @@ static inline void app_timer(const struct app_opts *o, long done, double *t0)
 
 /* The calling thread's involuntary context switches so far (Linux: -1 elsewhere): how
  * often something took its core while it computed. */
-static inline long app_preemptions(void)
-{
+static inline long app_preemptions(void) {
     char line[128];
     long v = -1;
     FILE *f = fopen("/proc/thread-self/status", "r");
@@ -141,16 +134,14 @@ static inline long app_preemptions(void)
 }
 
 /* Symmetric allocation that ends the job on failure. */
-static inline void *app_shmalloc(const struct app_opts *o, size_t bytes)
-{
+static inline void *app_shmalloc(const struct app_opts *o, size_t bytes) {
     void *p = shmem_malloc(bytes ? bytes : 1);
     if (!p)
         app_fail(o, "shmem_malloc(%zu) failed (raise SHMEM_SYMMETRIC_SIZE)", bytes);
     return p;
 }
 
-static inline void *app_malloc(const struct app_opts *o, size_t bytes)
-{
+static inline void *app_malloc(const struct app_opts *o, size_t bytes) {
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
         app_fail(o, "malloc(%zu) failed", bytes);
@@ -158,8 +149,7 @@ static inline void *app_malloc(const struct app_opts *o, size_t bytes)
 }
 
 /* Every PE's value gathered at PE 0 (all PEs call it; PE 0 reads vals[]). */
-static inline const double *app_gather(const struct app_opts *o, double v)
-{
+static inline const double *app_gather(const struct app_opts *o, double v) {
     static double *slots;
     if (!slots)
         slots = app_shmalloc(o, (size_t)shmem_n_pes() * sizeof(double));
@@ -170,8 +160,7 @@ static inline const double *app_gather(const struct app_opts *o, double v)
 }
 
 /* The largest of every PE's value, known at PE 0 (all PEs call it). */
-static inline double app_max(const struct app_opts *o, double v)
-{
+static inline double app_max(const struct app_opts *o, double v) {
     const double *s = app_gather(o, v);
     double m = v;
     if (shmem_my_pe() == 0)
@@ -181,8 +170,7 @@ static inline double app_max(const struct app_opts *o, double v)
 }
 
 /* The sum of every PE's value, known at PE 0 (all PEs call it). */
-static inline double app_sum(const struct app_opts *o, double v)
-{
+static inline double app_sum(const struct app_opts *o, double v) {
     const double *s = app_gather(o, v);
     double m = 0;
     if (shmem_my_pe() == 0)

@@ -23,14 +23,12 @@ static struct app_opts o = {.name = "bucket_sort", .iters = 5, .warmup = 1, .siz
 
 static int recv_count; /* symmetric: keys received this iteration */
 
-static int cmp_double(const void *x, const void *y)
-{
+static int cmp_double(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     shmem_init();
     app_parse(&o, argc, argv, "-N keys per PE");
     int me = shmem_my_pe(), np = shmem_n_pes();
@@ -92,8 +90,8 @@ int main(int argc, char **argv)
         for (long i = 0; i < mine; i++) {
             long k = (long)recv[i] - lo;
             if (k < 0 || k >= n)
-                app_fail(&o, "iteration %ld: key %d is not in my range [%ld, %ld)", it, recv[i],
-                         lo, lo + n);
+                app_fail(&o, "iteration %ld: key %d is not in my range [%ld, %ld)", it, recv[i], lo,
+                         lo + n);
             counts[k]++;
         }
         long out = 0;

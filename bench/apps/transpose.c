@@ -20,15 +20,14 @@
 
 static struct app_opts o = {.name = "transpose", .iters = 10, .warmup = 1, .size = 2048};
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     shmem_init();
     app_parse(&o, argc, argv, "-N matrix order (a multiple of the PE count)");
     int me = shmem_my_pe(), np = shmem_n_pes();
     long n = o.size;
     if (n % np)
         app_fail(&o, "the order %ld is not a multiple of %d PEs", n, np);
-    long cols = n / np;                         /* my columns: [me * cols, (me + 1) * cols) */
+    long cols = n / np;                       /* my columns: [me * cols, (me + 1) * cols) */
     size_t blk = (size_t)cols * (size_t)cols; /* one cols x cols block */
     /* Column-major: A(i, jl) at a[jl * n + i], jl my local column. */
     double *a = app_malloc(&o, (size_t)n * (size_t)cols * sizeof(double));
@@ -37,7 +36,8 @@ int main(int argc, char **argv)
     double *recv = app_shmalloc(&o, (size_t)np * blk * sizeof(double));
     for (long jl = 0; jl < cols; jl++)
         for (long i = 0; i < n; i++) {
-            a[(size_t)jl * (size_t)n + (size_t)i] = (double)i * (double)n + (double)(me * cols + jl);
+            a[(size_t)jl * (size_t)n + (size_t)i] =
+                (double)i * (double)n + (double)(me * cols + jl);
             b[(size_t)jl * (size_t)n + (size_t)i] = 0.0;
         }
     shmem_barrier_all();

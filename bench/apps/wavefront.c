@@ -21,8 +21,7 @@
 
 static struct app_opts o = {.name = "wavefront", .iters = 20, .warmup = 2, .size = 2000};
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     shmem_init();
     app_parse(&o, argc, argv, "-N grid points per side");
     int me = shmem_my_pe(), np = shmem_n_pes();

@@ -27,9 +27,10 @@ __global__ void k_bulk(char *dst, const char *src, size_t bytes) {
         __syncthreads();
         if (threadIdx.x == 0) {
             unsigned sa = (unsigned)__cvta_generic_to_shared(s);
-            asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + c * CH),
-                         "r"(sa), "r"((unsigned)CH)
-                         : "memory");
+            asm volatile(
+                "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + c * CH),
+                "r"(sa), "r"((unsigned)CH)
+                : "memory");
             asm volatile("cp.async.bulk.commit_group;" ::: "memory");
         }
         buf ^= 1;
@@ -40,16 +41,20 @@ __global__ void k_bulk(char *dst, const char *src, size_t bytes) {
 }
 
 __global__ void k_store(char *dst, const char *src, size_t bytes) {
-    size_t n = bytes / 16, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, T = (size_t)gridDim.x * blockDim.x;
+    size_t n = bytes / 16, t = (size_t)blockIdx.x * blockDim.x + threadIdx.x,
+           T = (size_t)gridDim.x * blockDim.x;
     const uint4 *in = (const uint4 *)src;
     uint4 *o = (uint4 *)dst;
     for (size_t i = t; i < n; i += 4 * T) {
         uint4 a = in[i], b = i + T < n ? in[i + T] : a, c = i + 2 * T < n ? in[i + 2 * T] : a,
               d = i + 3 * T < n ? in[i + 3 * T] : a;
         o[i] = a;
-        if (i + T < n) o[i + T] = b;
-        if (i + 2 * T < n) o[i + 2 * T] = c;
-        if (i + 3 * T < n) o[i + 3 * T] = d;
+        if (i + T < n)
+            o[i + T] = b;
+        if (i + 2 * T < n)
+            o[i + 2 * T] = c;
+        if (i + 3 * T < n)
+            o[i + 3 * T] = d;
     }
 }
 

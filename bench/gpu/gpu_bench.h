@@ -38,14 +38,14 @@
 #define hipMemcpyDefault cudaMemcpyDefault
 #endif
 
-#define GB_CK(call)                                                                         \
-    do {                                                                                    \
-        hipError_t gb_rc_ = (call);                                                         \
-        if (gb_rc_ != hipSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                    hipGetErrorString(gb_rc_));                                             \
-            exit(2);                                                                        \
-        }                                                                                   \
+#define GB_CK(call)                                                                                \
+    do {                                                                                           \
+        hipError_t gb_rc_ = (call);                                                                \
+        if (gb_rc_ != hipSuccess) {                                                                \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
+                    hipGetErrorString(gb_rc_));                                                    \
+            exit(2);                                                                               \
+        }                                                                                          \
     } while (0)
 
 struct gb_opts {
@@ -84,8 +84,10 @@ static inline void gb_parse(struct gb_opts *o, int argc, char **argv) {
         else if (!strcmp(k, "-T"))
             o->threads = atoi(v);
         else {
-            fprintf(stderr, "usage: %s [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-r REPS] "
-                            "[-B BLOCKS] [-T THREADS]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-r REPS] "
+                    "[-B BLOCKS] [-T THREADS]\n",
+                    argv[0]);
             exit(2);
         }
     }
@@ -114,20 +116,20 @@ static inline double gb_median(double *v, long n) {
  * placements. Microseconds per fetch in *out. */
 #define GB_SPREAD 32
 #define GB_SPREAD_STRIDE ((long)((4096 + 128) / sizeof(long)))
-#define GB_FETCH_ADD_KERNEL(FADD, NOW)                                                      \
-    __global__ void k_fetch_add(long *words, long n, long iters, double *out) {             \
-        long sink = 0;                                                                      \
-        uint64_t t0 = NOW();                                                                \
-        for (long i = 0; i < iters; ++i)                                                    \
-            sink += FADD(words + (i & (n - 1)) * GB_SPREAD_STRIDE + (sink == -1), 1, 1);    \
-        *out = (double)(NOW() - t0) / (double)iters / 1000.0;                               \
-        if (sink == -1)                                                                     \
-            *out = 0; /* keep the fetches */                                                \
+#define GB_FETCH_ADD_KERNEL(FADD, NOW)                                                             \
+    __global__ void k_fetch_add(long *words, long n, long iters, double *out) {                    \
+        long sink = 0;                                                                             \
+        uint64_t t0 = NOW();                                                                       \
+        for (long i = 0; i < iters; ++i)                                                           \
+            sink += FADD(words + (i & (n - 1)) * GB_SPREAD_STRIDE + (sink == -1), 1, 1);           \
+        *out = (double)(NOW() - t0) / (double)iters / 1000.0;                                      \
+        if (sink == -1)                                                                            \
+            *out = 0; /* keep the fetches */                                                       \
     }
 
 static inline void gb_csv_header(void) { printf("bench,size,metric,value,unit\n"); }
 static inline void gb_csv(const char *bench, size_t size, const char *metric, double value,
-                   const char *unit) {
+                          const char *unit) {
     printf("%s,%zu,%s,%.3f,%s\n", bench, size, metric, value, unit);
     fflush(stdout);
 }

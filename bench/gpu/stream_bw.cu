@@ -27,14 +27,14 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define SBCK(call)                                                                          \
-    do {                                                                                    \
-        int sb_rc_ = (call);                                                                \
-        if (sb_rc_ != 0) {                                                                  \
-            fprintf(stderr, "[PE %d] %s:%d: %s returned %d (SHMEM_DEBUG=1 says why)\n",      \
-                    shmem_my_pe(), __FILE__, __LINE__, #call, sb_rc_);                      \
-            shmem_global_exit(2);                                                           \
-        }                                                                                   \
+#define SBCK(call)                                                                                 \
+    do {                                                                                           \
+        int sb_rc_ = (call);                                                                       \
+        if (sb_rc_ != 0) {                                                                         \
+            fprintf(stderr, "[PE %d] %s:%d: %s returned %d (SHMEM_DEBUG=1 says why)\n",            \
+                    shmem_my_pe(), __FILE__, __LINE__, #call, sb_rc_);                             \
+            shmem_global_exit(2);                                                                  \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv) {

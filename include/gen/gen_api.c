@@ -22,10 +22,9 @@
 #include "shmem_ops.h"
 
 struct row {
-    const char *sec, *file, *ver, *forms, *dev, *type, *tname, *ret, *name, *params, *args,
-        *gen;
-    int cls;        /* type class of T (0: void); rows of one class share a generic arm */
-    char fam[96];   /* family: the name with the type name replaced by '@' */
+    const char *sec, *file, *ver, *forms, *dev, *type, *tname, *ret, *name, *params, *args, *gen;
+    int cls;      /* type class of T (0: void); rows of one class share a generic arm */
+    char fam[96]; /* family: the name with the type name replaced by '@' */
 };
 
 static struct row rows[4096];
@@ -33,24 +32,23 @@ static int nrows;
 
 /* One class per distinct C type a row can have (the fixed-width and size
  * types are one of these); complex types have no C++ overloads. */
-#define CLASS(T)                                                                                  \
-    _Generic((T *)0, char *: 1, signed char *: 2, unsigned char *: 3, short *: 4,                 \
-             unsigned short *: 5, int *: 6, unsigned int *: 7, long *: 8, unsigned long *: 9,     \
-             long long *: 10, unsigned long long *: 11, float *: 12, double *: 13,                \
-             long double *: 14, float _Complex *: 15, double _Complex *: 16, default: 0)
+#define CLASS(T)                                                                                   \
+    _Generic((T *)0, char * : 1, signed char * : 2, unsigned char * : 3, short * : 4,              \
+             unsigned short * : 5, int * : 6, unsigned int * : 7, long * : 8, unsigned long * : 9, \
+             long long * : 10, unsigned long long * : 11, float * : 12, double * : 13,             \
+             long double * : 14, float _Complex * : 15, double _Complex * : 16, default : 0)
 #define CLASS_COMPLEX(c) ((c) == 15 || (c) == 16)
 
 static void add(const char *sec, const char *file, const char *ver, const char *forms,
                 const char *dev, const char *type, const char *tname, const char *ret,
-                const char *name, const char *params, const char *args, const char *gen,
-                int cls) {
+                const char *name, const char *params, const char *args, const char *gen, int cls) {
     if (nrows == (int)(sizeof rows / sizeof rows[0])) {
         fprintf(stderr, "gen_api: more than %d rows\n", nrows);
         exit(1);
     }
     struct row *r = &rows[nrows++];
-    *r = (struct row){sec, file, ver, forms, dev, type, tname, ret, name, params, args, gen, cls,
-                      ""};
+    *r = (struct row){sec, file, ver,    forms, dev, type, tname,
+                      ret, name, params, args,  gen, cls,  ""};
     /* family key: the name with the first occurrence of the type name replaced */
     const char *at = *tname ? strstr(name, tname) : NULL;
     if (at)
@@ -60,11 +58,11 @@ static void add(const char *sec, const char *file, const char *ver, const char *
         snprintf(r->fam, sizeof r->fam, "%s:%s", sec, name);
 }
 
-#define SHMEMI_OP(SEC, FILE, VER, FORMS, DEV, T, N, RET, NAME, P, A, GEN, BODY)                   \
-    add(#SEC, #FILE, #VER, #FORMS, #DEV, SHMEMI_STR(T), #N, SHMEMI_STR(RET), #NAME,               \
-        SHMEMI_STR(P), SHMEMI_STR(A), #GEN, CLASS(T));
-#define SHMEMI_FN(SEC, FILE, VER, FORMS, DEV, RET, NAME, P)                                       \
-    add(#SEC, #FILE, #VER, #FORMS, #DEV, "void", "", SHMEMI_STR(RET), #NAME, SHMEMI_STR(P), "",   \
+#define SHMEMI_OP(SEC, FILE, VER, FORMS, DEV, T, N, RET, NAME, P, A, GEN, BODY)                    \
+    add(#SEC, #FILE, #VER, #FORMS, #DEV, SHMEMI_STR(T), #N, SHMEMI_STR(RET), #NAME, SHMEMI_STR(P), \
+        SHMEMI_STR(A), #GEN, CLASS(T));
+#define SHMEMI_FN(SEC, FILE, VER, FORMS, DEV, RET, NAME, P)                                        \
+    add(#SEC, #FILE, #VER, #FORMS, #DEV, "void", "", SHMEMI_STR(RET), #NAME, SHMEMI_STR(P), "",    \
         "none", 0);
 
 static void load(void) { SHMEMI_OPS_ALL() }

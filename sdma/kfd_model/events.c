@@ -17,8 +17,7 @@
 #include "sdma/kfd_model/model.h"
 
 /* Called by the engine thread (kfdm.q_lock held). */
-void kfdm_vm_fault(HSAuint32 node, uint64_t addr, int atomic)
-{
+void kfdm_vm_fault(HSAuint32 node, uint64_t addr, int atomic) {
     struct kfdm_queue *q;
     struct kfdm_event *ev;
     HsaMemoryAccessFault f;
@@ -48,8 +47,7 @@ void kfdm_vm_fault(HSAuint32 node, uint64_t addr, int atomic)
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor *desc, bool manual, bool signaled,
-                                          HsaEvent **out)
-{
+                                          HsaEvent **out) {
     static HSA_EVENTID next_id = 1;
     struct kfdm_event *ev;
     KFDM_CHECK_OPEN();
@@ -77,8 +75,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor *desc, bool manual,
     return HSAKMT_STATUS_SUCCESS;
 }
 
-static struct kfdm_event *find(HsaEvent *e)
-{
+static struct kfdm_event *find(HsaEvent *e) {
     struct kfdm_event *ev;
     for (ev = kfdm.events; ev; ev = ev->next)
         if (&ev->pub == e)
@@ -86,8 +83,7 @@ static struct kfdm_event *find(HsaEvent *e)
     return NULL;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent *e)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent *e) {
     struct kfdm_event **pp, *ev = NULL;
     KFDM_CHECK_OPEN();
     pthread_mutex_lock(&kfdm.lock);
@@ -104,8 +100,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent *e)
     return HSAKMT_STATUS_SUCCESS;
 }
 
-static HSAKMT_STATUS set(HsaEvent *e, int on)
-{
+static HSAKMT_STATUS set(HsaEvent *e, int on) {
     struct kfdm_event *ev;
     KFDM_CHECK_OPEN();
     pthread_mutex_lock(&kfdm.lock);
@@ -118,18 +113,11 @@ static HSAKMT_STATUS set(HsaEvent *e, int on)
     return ev ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_HANDLE;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent *e)
-{
-    return set(e, 1);
-}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent *e) { return set(e, 1); }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent *e)
-{
-    return set(e, 0);
-}
+HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent *e) { return set(e, 0); }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent *e, HSAuint32 ms)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent *e, HSAuint32 ms) {
     struct kfdm_event *ev;
     struct timespec until;
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;

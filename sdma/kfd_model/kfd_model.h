@@ -19,10 +19,10 @@ extern "C" {
 /* libhsakmt >= 5.7 (absent from Debian's 5.2.3 headers): a queue on a given SDMA engine. */
 #define KFDM_QUEUE_SDMA_BY_ENG_ID 6
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
-                                             HSAuint32 QueuePercentage,
-                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
-                                             void *QueueAddress, HSAuint64 QueueSizeInBytes,
-                                             HsaEvent *Event, HsaQueueResource *QueueResource);
+                                             HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
+                                             HSAuint32 SdmaEngineId, void *QueueAddress,
+                                             HSAuint64 QueueSizeInBytes, HsaEvent *Event,
+                                             HsaQueueResource *QueueResource);
 
 /* ---- for tests ---- */
 
@@ -32,13 +32,13 @@ int kfdm_set_topology(const char *spec);
 const char *kfdm_last_error(void);
 
 struct kfdm_stats {
-    uint64_t queues;       /* queues created */
-    uint64_t doorbells;    /* doorbell values the engines took */
-    uint64_t packets;      /* packets executed */
-    uint64_t bytes;        /* bytes copied or filled */
-    uint64_t faults;       /* GPU VM faults */
-    uint64_t illegal;      /* queues stopped on a packet their generation does not take */
-    uint64_t full_stalls;  /* doorbells one whole ring ahead of the read pointer (seen empty) */
+    uint64_t queues;      /* queues created */
+    uint64_t doorbells;   /* doorbell values the engines took */
+    uint64_t packets;     /* packets executed */
+    uint64_t bytes;       /* bytes copied or filled */
+    uint64_t faults;      /* GPU VM faults */
+    uint64_t illegal;     /* queues stopped on a packet their generation does not take */
+    uint64_t full_stalls; /* doorbells one whole ring ahead of the read pointer (seen empty) */
 };
 void kfdm_get_stats(struct kfdm_stats *s);
 

@@ -27,13 +27,9 @@
 
 #include "sdma/kfd_model/model.h"
 
-static uint64_t bit(HSAuint32 node)
-{
-    return 1ull << node;
-}
+static uint64_t bit(HSAuint32 node) { return 1ull << node; }
 
-struct kfdm_obj *kfdm_obj_at(uintptr_t a)
-{
+struct kfdm_obj *kfdm_obj_at(uintptr_t a) {
     struct kfdm_obj *o;
     for (o = kfdm.objs; o; o = o->next)
         if (a >= o->lo && a < o->hi)
@@ -41,8 +37,7 @@ struct kfdm_obj *kfdm_obj_at(uintptr_t a)
     return NULL;
 }
 
-static struct kfdm_obj *obj_start(uintptr_t a)
-{
+static struct kfdm_obj *obj_start(uintptr_t a) {
     struct kfdm_obj *o;
     for (o = kfdm.objs; o; o = o->next)
         if (o->lo == a)
@@ -50,8 +45,7 @@ static struct kfdm_obj *obj_start(uintptr_t a)
     return NULL;
 }
 
-struct kfdm_obj *kfdm_obj_add(uintptr_t lo, uintptr_t hi, HSA_POINTER_TYPE type, HSAuint32 node)
-{
+struct kfdm_obj *kfdm_obj_add(uintptr_t lo, uintptr_t hi, HSA_POINTER_TYPE type, HSAuint32 node) {
     struct kfdm_obj *o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
@@ -66,14 +60,12 @@ struct kfdm_obj *kfdm_obj_add(uintptr_t lo, uintptr_t hi, HSA_POINTER_TYPE type,
     return o;
 }
 
-void kfdm_obj_map(struct kfdm_obj *o, HSAuint32 node)
-{
+void kfdm_obj_map(struct kfdm_obj *o, HSAuint32 node) {
     if (o)
         o->mapped |= bit(node);
 }
 
-void kfdm_obj_del(struct kfdm_obj *o)
-{
+void kfdm_obj_del(struct kfdm_obj *o) {
     struct kfdm_obj **pp;
     for (pp = &kfdm.objs; *pp; pp = &(*pp)->next)
         if (*pp == o) {
@@ -85,8 +77,7 @@ void kfdm_obj_del(struct kfdm_obj *o)
         }
 }
 
-int kfdm_vm_covers(HSAuint32 node, uint64_t a, uint64_t len, uint64_t *at)
-{
+int kfdm_vm_covers(HSAuint32 node, uint64_t a, uint64_t len, uint64_t *at) {
     uint64_t end = a + len;
     if (len == 0)
         return 1;
@@ -109,8 +100,7 @@ int kfdm_vm_covers(HSAuint32 node, uint64_t a, uint64_t len, uint64_t *at)
     return 1;
 }
 
-int kfdm_is_system(uint64_t a, uint64_t len)
-{
+int kfdm_is_system(uint64_t a, uint64_t len) {
     struct kfdm_obj *o;
     for (o = kfdm.objs; o; o = o->next)
         if (o->vram && a < o->hi && a + len > o->lo)
@@ -118,8 +108,7 @@ int kfdm_is_system(uint64_t a, uint64_t len)
     return 1;
 }
 
-static uint64_t page_size(unsigned flag)
-{
+static uint64_t page_size(unsigned flag) {
     switch (flag) {
     case HSA_PAGE_SIZE_64KB: return 64ull << 10;
     case HSA_PAGE_SIZE_2MB: return 2ull << 20;
@@ -129,8 +118,7 @@ static uint64_t page_size(unsigned flag)
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 node, HSAuint64 size, HsaMemFlags flags,
-                                          void **addr)
-{
+                                          void **addr) {
     struct kfdm_obj *o;
     void *p;
     KFDM_CHECK_OPEN();
@@ -161,8 +149,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 node, HSAuint64 size, HsaMem
     return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void *addr, HSAuint64 size)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void *addr, HSAuint64 size) {
     struct kfdm_obj *o;
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;
     (void)size;
@@ -182,8 +169,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void *addr, HSAuint64 size)
     return st;
 }
 
-static HSAKMT_STATUS register_user(void *addr, HSAuint64 size, HSAuint64 n, const HSAuint32 *nodes)
-{
+static HSAKMT_STATUS register_user(void *addr, HSAuint64 size, HSAuint64 n,
+                                   const HSAuint32 *nodes) {
     uintptr_t lo = (uintptr_t)addr & ~(KFDM_PAGE - 1);
     uintptr_t hi = ((uintptr_t)addr + size + KFDM_PAGE - 1) & ~(KFDM_PAGE - 1);
     struct kfdm_obj *o;
@@ -229,21 +216,18 @@ static HSAKMT_STATUS register_user(void *addr, HSAuint64 size, HSAuint64 n, cons
     return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void *addr, HSAuint64 size)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void *addr, HSAuint64 size) {
     return register_user(addr, size, 0, NULL);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void *addr, HSAuint64 size, HSAuint64 n,
-                                                    HSAuint32 *nodes)
-{
+                                                    HSAuint32 *nodes) {
     if (n == 0 || !nodes)
         return HSAKMT_STATUS_INVALID_PARAMETER;
     return register_user(addr, size, n, nodes);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void *addr)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void *addr) {
     struct kfdm_obj *o;
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;
     KFDM_CHECK_OPEN();
@@ -260,8 +244,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void *addr)
 }
 
 static HSAKMT_STATUS map_nodes(void *addr, HSAuint64 size, HSAuint64 *alt, HSAuint64 n,
-                               const HSAuint32 *nodes)
-{
+                               const HSAuint32 *nodes) {
     struct kfdm_obj *o;
     uint64_t want = 0;
     HSAuint64 i;
@@ -299,23 +282,20 @@ static HSAKMT_STATUS map_nodes(void *addr, HSAuint64 size, HSAuint64 *alt, HSAui
     return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void *addr, HSAuint64 size, HSAuint64 *alt)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void *addr, HSAuint64 size, HSAuint64 *alt) {
     return map_nodes(addr, size, alt, 0, NULL);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void *addr, HSAuint64 size, HSAuint64 *alt,
                                                   HsaMemMapFlags flags, HSAuint64 n,
-                                                  HSAuint32 *nodes)
-{
+                                                  HSAuint32 *nodes) {
     (void)flags;
     if (n == 0 || !nodes)
         return HSAKMT_STATUS_INVALID_PARAMETER;
     return map_nodes(addr, size, alt, n, nodes);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void *addr)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void *addr) {
     struct kfdm_obj *o;
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;
     KFDM_CHECK_OPEN();
@@ -333,8 +313,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void *addr)
     return st;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void *ptr, HsaPointerInfo *info)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void *ptr, HsaPointerInfo *info) {
     struct kfdm_obj *o;
     HSAuint32 i, nr = 0, nm = 0;
     KFDM_CHECK_OPEN();
@@ -370,8 +349,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void *ptr, HsaPointerInfo *
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(HSAuint64 handle,
                                                             HsaGraphicsResourceInfo *info,
-                                                            HSAuint64 n, HSAuint32 *nodes)
-{
+                                                            HSAuint64 n, HSAuint32 *nodes) {
     (void)handle;
     (void)info;
     (void)n;

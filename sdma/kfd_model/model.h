@@ -30,10 +30,10 @@ struct kfdm_node {
     HsaIoLinkProperties links[KFDM_MAX_NODES];
     int gpu;
     enum kfdm_gen gen;
-    int burst_nop;         /* firmware takes burst NOPs (feature_version >= 20) */
-    int reserved;          /* queue slots held by others (ROCr's blit queues) */
+    int burst_nop;              /* firmware takes burst NOPs (feature_version >= 20) */
+    int reserved;               /* queue slots held by others (ROCr's blit queues) */
     int used[KFDM_MAX_ENGINES]; /* queues per engine */
-    uint64_t *doorbells;   /* the process's mapping of its doorbell page on this node */
+    uint64_t *doorbells;        /* the process's mapping of its doorbell page on this node */
     uint64_t *engine_doorbells; /* the same page as the engine sees it */
     int next_doorbell;
 };
@@ -43,11 +43,11 @@ struct kfdm_node {
 struct kfdm_obj {
     uintptr_t lo, hi;
     HSA_POINTER_TYPE type;
-    HSAuint32 node;     /* allocation node, or the first registered one */
+    HSAuint32 node; /* allocation node, or the first registered one */
     HsaMemFlags flags;
-    int vram;           /* NonPaged on a GPU node: the GPU's local memory */
-    int internal;       /* doorbell or queue-pointer page */
-    int owned;          /* the model's mmap: unmapped at free */
+    int vram;                    /* NonPaged on a GPU node: the GPU's local memory */
+    int internal;                /* doorbell or queue-pointer page */
+    int owned;                   /* the model's mmap: unmapped at free */
     uint64_t registered, mapped; /* node bitmasks */
     int regcount;
     HSAuint32 reg_list[KFDM_MAX_NODES], map_list[KFDM_MAX_NODES];
@@ -64,14 +64,14 @@ struct kfdm_queue {
     volatile uint64_t *rptr, *wptr;
     volatile uint64_t *doorbell; /* the engine's view of the queue's doorbell */
     uint64_t *ptr_page;
-    uint64_t rd;         /* the engine's read index (published to *rptr) */
-    uint64_t seen;       /* the last doorbell value taken */
+    uint64_t rd;   /* the engine's read index (published to *rptr) */
+    uint64_t seen; /* the last doorbell value taken */
     int full_noted;
     int stopped;
     char why[256];
-    int faulted;         /* the address check refused: a VM fault */
+    int faulted; /* the address check refused: a VM fault */
     uint64_t fault_addr;
-    int atomic_fault;    /* ...by a PCIe atomic the link lacks */
+    int atomic_fault; /* ...by a PCIe atomic the link lacks */
     struct sdma_soft_ctx x;
     struct kfdm_queue *next;
 };
@@ -105,17 +105,17 @@ struct kfdm_state {
 extern struct kfdm_state kfdm;
 
 /* topology.c */
-int kfdm_configure_locked(void);          /* the default or KFD_MODEL_TOPOLOGY, once */
-int kfdm_valid_node(HSAuint32 node);       /* snapshot taken and node exists */
+int kfdm_configure_locked(void);     /* the default or KFD_MODEL_TOPOLOGY, once */
+int kfdm_valid_node(HSAuint32 node); /* snapshot taken and node exists */
 int kfdm_valid_gpu(HSAuint32 node);
-#define KFDM_CHECK_OPEN()                                                                   \
-    do {                                                                                    \
-        if (kfdm.open_count <= 0)                                                           \
-            return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;                              \
+#define KFDM_CHECK_OPEN()                                                                          \
+    do {                                                                                           \
+        if (kfdm.open_count <= 0)                                                                  \
+            return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;                                     \
     } while (0)
 
 /* memory.c (kfdm.lock held) */
-struct kfdm_obj *kfdm_obj_at(uintptr_t a);             /* the object containing a */
+struct kfdm_obj *kfdm_obj_at(uintptr_t a); /* the object containing a */
 struct kfdm_obj *kfdm_obj_add(uintptr_t lo, uintptr_t hi, HSA_POINTER_TYPE type, HSAuint32 node);
 void kfdm_obj_map(struct kfdm_obj *o, HSAuint32 node);
 void kfdm_obj_del(struct kfdm_obj *o);

@@ -48,8 +48,7 @@
 #include "sdma/kfd_model/model.h"
 #include "sdma/packets.h"
 
-void kfdm_stop_queue(struct kfdm_queue *q, const char *fmt, ...)
-{
+void kfdm_stop_queue(struct kfdm_queue *q, const char *fmt, ...) {
     va_list ap;
     if (q->stopped)
         return;
@@ -58,12 +57,11 @@ void kfdm_stop_queue(struct kfdm_queue *q, const char *fmt, ...)
     va_end(ap);
     __atomic_store_n(&q->stopped, 1, __ATOMIC_RELEASE);
     if (getenv("KFD_MODEL_VERBOSE"))
-        fprintf(stderr, "kfd-model: queue %llu on node %u stopped: %s\n",
-                (unsigned long long)q->id, (unsigned)q->node, q->why);
+        fprintf(stderr, "kfd-model: queue %llu on node %u stopped: %s\n", (unsigned long long)q->id,
+                (unsigned)q->node, q->why);
 }
 
-static void count(uint64_t *c, uint64_t n)
-{
+static void count(uint64_t *c, uint64_t n) {
     pthread_mutex_lock(&kfdm.lock);
     *c += n;
     pthread_mutex_unlock(&kfdm.lock);
@@ -71,8 +69,7 @@ static void count(uint64_t *c, uint64_t n)
 
 /* ------------------------------------------------------------------ the executor */
 
-static int vm_check(void *arg, uint64_t a, uint64_t len, int write)
-{
+static int vm_check(void *arg, uint64_t a, uint64_t len, int write) {
     struct kfdm_queue *q = arg;
     uint64_t at = a;
     int ok;
@@ -89,26 +86,22 @@ static int vm_check(void *arg, uint64_t a, uint64_t len, int write)
 
 static int m_copy(struct sdma_soft_ctx *x, uint64_t dst, uint64_t dpitch, uint64_t dslice,
                   uint64_t src, uint64_t spitch, uint64_t sslice, uint64_t width, uint64_t rows,
-                  uint64_t depth)
-{
+                  uint64_t depth) {
     count(&kfdm.stats.bytes, width * rows * depth);
     return sdma_host_exec.copy(x, dst, dpitch, dslice, src, spitch, sslice, width, rows, depth);
 }
 
 static int m_poll(struct sdma_soft_ctx *x, uint64_t addr, uint32_t ref, uint32_t mask,
-                  unsigned func, uint32_t *seen)
-{
+                  unsigned func, uint32_t *seen) {
     return sdma_host_exec.poll(x, addr, ref, mask, func, seen);
 }
 
-static int m_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value)
-{
+static int m_fence(struct sdma_soft_ctx *x, uint64_t addr, uint32_t value) {
     return sdma_host_exec.fence(x, addr, value);
 }
 
-static int m_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64,
-                    uint64_t src, uint64_t cmp)
-{
+static int m_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int is64, uint64_t src,
+                    uint64_t cmp) {
     struct kfdm_queue *q = x->ops_arg;
     const struct kfdm_node *n = &kfdm.nodes[q->node];
     int sys;
@@ -116,33 +109,33 @@ static int m_atomic(struct sdma_soft_ctx *x, uint64_t addr, unsigned base, int i
     sys = kfdm_is_system(addr, is64 ? 8 : 4);
     pthread_mutex_unlock(&kfdm.lock);
     /* System memory: a PCIe AtomicOp, which a root port without them does not complete. */
-    if (sys && (is64 ? n->links[0].Flags.ui32.NoAtomics64bit : n->links[0].Flags.ui32.NoAtomics32bit)) {
+    if (sys &&
+        (is64 ? n->links[0].Flags.ui32.NoAtomics64bit : n->links[0].Flags.ui32.NoAtomics32bit)) {
         q->faulted = 1;
         q->atomic_fault = 1;
         q->fault_addr = addr;
-        return sdma_exec_fail(x, "ATOMIC on system memory at 0x%llx: the link to the CPU has no "
-                                 "%d-bit PCIe atomics", (unsigned long long)addr, is64 ? 64 : 32);
+        return sdma_exec_fail(x,
+                              "ATOMIC on system memory at 0x%llx: the link to the CPU has no "
+                              "%d-bit PCIe atomics",
+                              (unsigned long long)addr, is64 ? 64 : 32);
     }
     return sdma_host_exec.atomic(x, addr, base, is64, src, cmp);
 }
 
 static int m_fill(struct sdma_soft_ctx *x, uint64_t dst, uint64_t bytes, uint32_t pattern,
-                  unsigned unit)
-{
+                  unsigned unit) {
     count(&kfdm.stats.bytes, bytes);
     return sdma_host_exec.fill(x, dst, bytes, pattern, unit);
 }
 
-static int m_timestamp(struct sdma_soft_ctx *x, uint64_t addr)
-{
+static int m_timestamp(struct sdma_soft_ctx *x, uint64_t addr) {
     return sdma_host_exec.timestamp(x, addr);
 }
 
-static const struct sdma_exec_ops model_exec = {m_copy, m_poll, m_fence, m_atomic, m_fill,
-                                                 m_timestamp};
+static const struct sdma_exec_ops model_exec = {m_copy,   m_poll, m_fence,
+                                                m_atomic, m_fill, m_timestamp};
 
-static const char *gen_name(enum kfdm_gen g)
-{
+static const char *gen_name(enum kfdm_gen g) {
     switch (g) {
     case KFDM_SDMA40: return "4.0";
     case KFDM_SDMA44: return "4.4";
@@ -152,8 +145,7 @@ static const char *gen_name(enum kfdm_gen g)
 }
 
 /* Dwords of the packet whose header is h, by the node's rules; 0: not a packet it knows. */
-static size_t packet_dwords(const struct kfdm_node *n, uint32_t h)
-{
+static size_t packet_dwords(const struct kfdm_node *n, uint32_t h) {
     unsigned op = h & 0xFF, sub = (h >> 8) & 0xFF;
     switch (op) {
     case SDMA_OP_NOP: return n->burst_nop ? ((h >> 16) & 0x3FFF) + 1 : 1;
@@ -177,8 +169,7 @@ static size_t packet_dwords(const struct kfdm_node *n, uint32_t h)
 }
 
 /* The sub-window's dword rules on a copy p (13 dwords); NULL when it keeps them. */
-static const char *sw13_rules(const uint32_t *p)
-{
+static const char *sw13_rules(const uint32_t *p) {
     unsigned e = p[0] >> 29;
     uint64_t sp = ((uint64_t)(p[4] >> 13) + 1) << e, dp = ((uint64_t)(p[9] >> 13) + 1) << e;
     uint64_t sx = (p[3] & 0x3FFF), dx = (p[8] & 0x3FFF), w = (p[11] & 0x3FFF) + 1;
@@ -193,8 +184,7 @@ static const char *sw13_rules(const uint32_t *p)
 
 /* Execute the packet at the read pointer. 1: executed; 0: waits (POLL); -1: the queue
  * stopped. */
-static int run_one(struct kfdm_queue *q)
-{
+static int run_one(struct kfdm_queue *q) {
     const struct kfdm_node *n = &kfdm.nodes[q->node];
     uint64_t off = q->rd & (q->size - 1), pending = q->seen - q->rd;
     const uint32_t *dw = q->ring + off / 4;
@@ -204,8 +194,9 @@ static int run_one(struct kfdm_queue *q)
 
     if (ndw == 0) {
         count(&kfdm.stats.illegal, 1);
-        kfdm_stop_queue(q, "illegal packet at ring offset %llu: header 0x%08x (opcode %u, "
-                           "sub-op 0x%x) is not an SDMA %s packet",
+        kfdm_stop_queue(q,
+                        "illegal packet at ring offset %llu: header 0x%08x (opcode %u, "
+                        "sub-op 0x%x) is not an SDMA %s packet",
                         (unsigned long long)off, dw[0], dw[0] & 0xFF, (dw[0] >> 8) & 0xFF,
                         gen_name(n->gen));
         return -1;
@@ -216,9 +207,10 @@ static int run_one(struct kfdm_queue *q)
         return -1;
     }
     if (4 * ndw > pending) {
-        kfdm_stop_queue(q, "packet at ring offset %llu (%zu dwords) extends past the doorbell "
-                           "(%llu bytes published)", (unsigned long long)off, ndw,
-                        (unsigned long long)pending);
+        kfdm_stop_queue(q,
+                        "packet at ring offset %llu (%zu dwords) extends past the doorbell "
+                        "(%llu bytes published)",
+                        (unsigned long long)off, ndw, (unsigned long long)pending);
         return -1;
     }
     if ((dw[0] & 0xFF) == SDMA_OP_NOP) {
@@ -231,13 +223,15 @@ static int run_one(struct kfdm_queue *q)
         p[1] &= n->gen == KFDM_SDMA40 ? 0x3FFFFFu : 0x3FFFFFFFu;
     if ((p[0] & 0xFF) == SDMA_OP_CONST_FILL)
         p[4] &= n->gen == KFDM_SDMA7 ? 0x3FFFFFFFu : 0x3FFFFFu;
-    if ((p[0] & 0xFF) == SDMA_OP_COPY && ((p[0] >> 8) & 0xFF) == SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW) {
+    if ((p[0] & 0xFF) == SDMA_OP_COPY &&
+        ((p[0] >> 8) & 0xFF) == SDMA_SUBOP_COPY_LINEAR_SUB_WINDOW) {
         const char *why = sw13_rules(p);
         if (why) {
             count(&kfdm.stats.illegal, 1);
-            kfdm_stop_queue(q, "illegal packet at ring offset %llu: %s (src 0x%08x%08x, dst "
-                               "0x%08x%08x)", (unsigned long long)off, why, p[2], p[1], p[7],
-                            p[6]);
+            kfdm_stop_queue(q,
+                            "illegal packet at ring offset %llu: %s (src 0x%08x%08x, dst "
+                            "0x%08x%08x)",
+                            (unsigned long long)off, why, p[2], p[1], p[7], p[6]);
             return -1;
         }
     }
@@ -265,8 +259,7 @@ done:
 }
 
 /* Run what the queue's doorbell published, up to a budget. Returns the packets executed. */
-static int run_queue(struct kfdm_queue *q)
-{
+static int run_queue(struct kfdm_queue *q) {
     uint64_t db;
     int n = 0, rc;
     if (q->stopped)
@@ -275,9 +268,10 @@ static int run_queue(struct kfdm_queue *q)
     db = __atomic_load_n(q->doorbell, __ATOMIC_ACQUIRE);
     if (db != q->seen) {
         if (db < q->seen || (db & 3)) {
-            kfdm_stop_queue(q, "doorbell value %llu after %llu: doorbells carry monotonic dword "
-                               "byte indices", (unsigned long long)db,
-                            (unsigned long long)q->seen);
+            kfdm_stop_queue(q,
+                            "doorbell value %llu after %llu: doorbells carry monotonic dword "
+                            "byte indices",
+                            (unsigned long long)db, (unsigned long long)q->seen);
             return 0;
         }
         q->seen = db;
@@ -287,9 +281,11 @@ static int run_queue(struct kfdm_queue *q)
     while (q->rd != q->seen && n < 64) {
         uint64_t pending = q->seen - q->rd;
         if (pending > q->size) {
-            kfdm_stop_queue(q, "doorbell %llu is more than a ring (%llu bytes) ahead of the read "
-                               "pointer %llu", (unsigned long long)q->seen,
-                            (unsigned long long)q->size, (unsigned long long)q->rd);
+            kfdm_stop_queue(q,
+                            "doorbell %llu is more than a ring (%llu bytes) ahead of the read "
+                            "pointer %llu",
+                            (unsigned long long)q->seen, (unsigned long long)q->size,
+                            (unsigned long long)q->rd);
             break;
         }
         if (((q->seen ^ q->rd) & (q->size - 1)) == 0) {
@@ -298,8 +294,9 @@ static int run_queue(struct kfdm_queue *q)
                 q->full_noted = 1;
                 count(&kfdm.stats.full_stalls, 1);
                 if (getenv("KFD_MODEL_VERBOSE"))
-                    fprintf(stderr, "kfd-model: queue %llu: doorbell %llu is one whole ring "
-                                    "ahead of the read pointer: the ring reads as empty\n",
+                    fprintf(stderr,
+                            "kfd-model: queue %llu: doorbell %llu is one whole ring "
+                            "ahead of the read pointer: the ring reads as empty\n",
                             (unsigned long long)q->id, (unsigned long long)q->seen);
             }
             break;
@@ -312,8 +309,7 @@ static int run_queue(struct kfdm_queue *q)
     return n;
 }
 
-static void *engine_main(void *arg)
-{
+static void *engine_main(void *arg) {
     unsigned idle = 0;
     (void)arg;
     for (;;) {
@@ -339,15 +335,11 @@ static void *engine_main(void *arg)
 
 /* ------------------------------------------------------------------ hsaKmt* */
 
-static uint64_t bit(HSAuint32 node)
-{
-    return 1ull << node;
-}
+static uint64_t bit(HSAuint32 node) { return 1ull << node; }
 
 static HSAKMT_STATUS create_queue(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 pct,
                                   HSA_QUEUE_PRIORITY prio, int engine_id, void *ring,
-                                  HSAuint64 size, HsaQueueResource *res)
-{
+                                  HSAuint64 size, HsaQueueResource *res) {
     struct kfdm_node *n;
     struct kfdm_queue *q;
     struct kfdm_obj *o;
@@ -404,8 +396,7 @@ static HSAKMT_STATUS create_queue(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32
     }
     for (e = lo; e < hi; e++) {
         int held = n->used[e] + (e == 0 ? n->reserved : 0);
-        if (held < (int)n->props.NumSdmaQueuesPerEngine &&
-            (best < 0 || n->used[e] < n->used[best]))
+        if (held < (int)n->props.NumSdmaQueuesPerEngine && (best < 0 || n->used[e] < n->used[best]))
             best = e;
     }
     if (best < 0 || n->next_doorbell >= KFDM_DOORBELLS) {
@@ -466,8 +457,7 @@ out:
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 pct,
                                           HSA_QUEUE_PRIORITY prio, void *ring, HSAuint64 size,
-                                          HsaEvent *ev, HsaQueueResource *res)
-{
+                                          HsaEvent *ev, HsaQueueResource *res) {
     (void)ev;
     if (type == (HSA_QUEUE_TYPE)KFDM_QUEUE_SDMA_BY_ENG_ID)
         return HSAKMT_STATUS_INVALID_PARAMETER; /* hsaKmtCreateQueueExt's */
@@ -475,16 +465,13 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 node, HSA_QUEUE_TYPE type, H
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 pct,
-                                             HSA_QUEUE_PRIORITY prio, HSAuint32 engine,
-                                             void *ring, HSAuint64 size, HsaEvent *ev,
-                                             HsaQueueResource *res)
-{
+                                             HSA_QUEUE_PRIORITY prio, HSAuint32 engine, void *ring,
+                                             HSAuint64 size, HsaEvent *ev, HsaQueueResource *res) {
     (void)ev;
     return create_queue(node, type, pct, prio, (int)engine, ring, size, res);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id) {
     struct kfdm_queue **pp, *q = NULL;
     KFDM_CHECK_OPEN();
     pthread_mutex_lock(&kfdm.q_lock);
@@ -509,8 +496,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID id)
     return HSAKMT_STATUS_SUCCESS;
 }
 
-int kfdm_queue_stopped(HSA_QUEUEID id, char *why, size_t len)
-{
+int kfdm_queue_stopped(HSA_QUEUEID id, char *why, size_t len) {
     struct kfdm_queue *q;
     int rc = -1;
     pthread_mutex_lock(&kfdm.q_lock);

@@ -48,8 +48,7 @@ static const char *const default_topology =
 static char *topology_spec; /* kfdm_set_topology's */
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
+static int fail(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(kfdm.err, sizeof kfdm.err, fmt, ap);
@@ -57,14 +56,10 @@ static int fail(const char *fmt, ...)
     return -1;
 }
 
-const char *kfdm_last_error(void)
-{
-    return kfdm.err;
-}
+const char *kfdm_last_error(void) { return kfdm.err; }
 
 /* "9.0.10", or a gfx name: hex digits, the last the stepping, the one before the minor. */
-static int parse_gfx(const char *v, unsigned *maj, unsigned *min, unsigned *step)
-{
+static int parse_gfx(const char *v, unsigned *maj, unsigned *min, unsigned *step) {
     size_t n;
     if (sscanf(v, "%u.%u.%u", maj, min, step) == 3)
         return 0;
@@ -86,8 +81,7 @@ static int parse_gfx(const char *v, unsigned *maj, unsigned *min, unsigned *step
     return 0;
 }
 
-static enum kfdm_gen gen_of(unsigned maj, unsigned min, unsigned step)
-{
+static enum kfdm_gen gen_of(unsigned maj, unsigned min, unsigned step) {
     if (maj >= 12)
         return KFDM_SDMA7;
     if (maj >= 10)
@@ -95,8 +89,7 @@ static enum kfdm_gen gen_of(unsigned maj, unsigned min, unsigned step)
     return min >= 4 || (min == 0 && step >= 10) ? KFDM_SDMA44 : KFDM_SDMA40;
 }
 
-static void set_name(HsaNodeProperties *p, const char *s)
-{
+static void set_name(HsaNodeProperties *p, const char *s) {
     size_t i;
     for (i = 0; s[i] && i + 1 < HSA_PUBLIC_NAME_SIZE; i++) {
         p->MarketingName[i] = (HSAuint16)s[i];
@@ -104,8 +97,7 @@ static void set_name(HsaNodeProperties *p, const char *s)
     }
 }
 
-static int add_gpu(const char *desc)
-{
+static int add_gpu(const char *desc) {
     struct kfdm_node *n = &kfdm.nodes[kfdm.nnodes];
     HsaNodeProperties *p = &n->props;
     unsigned maj = 9, min = 4, step = 2, dom = 0, bus = 0x10 + (unsigned)kfdm.nnodes, dev = 0,
@@ -187,8 +179,7 @@ static int add_gpu(const char *desc)
     return 0;
 }
 
-static int parse_topology(const char *spec)
-{
+static int parse_topology(const char *spec) {
     char *copy = strdup(spec), *save = NULL, *gpu;
     int i, j, rc = 0;
     if (!copy)
@@ -230,8 +221,7 @@ static int parse_topology(const char *spec)
     return 0;
 }
 
-int kfdm_configure_locked(void)
-{
+int kfdm_configure_locked(void) {
     const char *spec;
     if (kfdm.configured)
         return 0;
@@ -242,8 +232,7 @@ int kfdm_configure_locked(void)
     return 0;
 }
 
-int kfdm_set_topology(const char *spec)
-{
+int kfdm_set_topology(const char *spec) {
     int rc;
     pthread_mutex_lock(&kfdm.lock);
     if (kfdm.configured) {
@@ -257,29 +246,22 @@ int kfdm_set_topology(const char *spec)
     return rc;
 }
 
-int kfdm_valid_node(HSAuint32 node)
-{
-    return kfdm.snapshot && node < (HSAuint32)kfdm.nnodes;
-}
+int kfdm_valid_node(HSAuint32 node) { return kfdm.snapshot && node < (HSAuint32)kfdm.nnodes; }
 
-int kfdm_valid_gpu(HSAuint32 node)
-{
-    return kfdm_valid_node(node) && kfdm.nodes[node].gpu;
-}
+int kfdm_valid_gpu(HSAuint32 node) { return kfdm_valid_node(node) && kfdm.nodes[node].gpu; }
 
-void kfdm_get_stats(struct kfdm_stats *s)
-{
+void kfdm_get_stats(struct kfdm_stats *s) {
     pthread_mutex_lock(&kfdm.lock);
     *s = kfdm.stats;
     pthread_mutex_unlock(&kfdm.lock);
 }
 
-static void print_stats(void)
-{
+static void print_stats(void) {
     struct kfdm_stats s;
     kfdm_get_stats(&s);
-    fprintf(stderr, "kfd-model: pid %d: %llu queues, %llu doorbells, %llu packets, %llu bytes, "
-                    "%llu VM faults, %llu illegal packets, %llu full-ring stalls\n",
+    fprintf(stderr,
+            "kfd-model: pid %d: %llu queues, %llu doorbells, %llu packets, %llu bytes, "
+            "%llu VM faults, %llu illegal packets, %llu full-ring stalls\n",
             (int)getpid(), (unsigned long long)s.queues, (unsigned long long)s.doorbells,
             (unsigned long long)s.packets, (unsigned long long)s.bytes,
             (unsigned long long)s.faults, (unsigned long long)s.illegal,
@@ -288,8 +270,7 @@ static void print_stats(void)
 
 /* ------------------------------------------------------------------ hsaKmt* */
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) {
     static int stats_registered;
     HSAKMT_STATUS st;
     const char *absent = getenv("KFD_MODEL_ABSENT");
@@ -312,8 +293,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void)
     return st;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) {
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;
     pthread_mutex_lock(&kfdm.lock);
     if (kfdm.open_count > 0)
@@ -324,8 +304,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void)
     return st;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo *v)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo *v) {
     KFDM_CHECK_OPEN();
     if (!v)
         return HSAKMT_STATUS_INVALID_PARAMETER;
@@ -337,8 +316,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo *v)
 /* A node's doorbell page, as two views of one memfd page: the process's mapping (what
  * queues' Queue_DoorBell point into; gone once the topology is released) and the engine's
  * (the hardware's side, which a process mapping does not affect). */
-static uint64_t *doorbell_page(uint64_t **engine_view)
-{
+static uint64_t *doorbell_page(uint64_t **engine_view) {
     int fd = memfd_create("kfd-model-doorbells", MFD_CLOEXEC);
     void *a, *b;
     if (fd < 0)
@@ -361,8 +339,7 @@ static uint64_t *doorbell_page(uint64_t **engine_view)
     return a;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties *sys)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties *sys) {
     int i;
     KFDM_CHECK_OPEN();
     if (!sys)
@@ -381,9 +358,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties *sys)
             n->next_doorbell = 0;
             /* Mapped for the GPU too: kernels ring their queues' doorbells. */
             {
-                struct kfdm_obj *o = kfdm_obj_add((uintptr_t)n->doorbells,
-                                                  (uintptr_t)n->doorbells + KFDM_PAGE,
-                                                  HSA_POINTER_ALLOCATED, (HSAuint32)i);
+                struct kfdm_obj *o =
+                    kfdm_obj_add((uintptr_t)n->doorbells, (uintptr_t)n->doorbells + KFDM_PAGE,
+                                 HSA_POINTER_ALLOCATED, (HSAuint32)i);
                 if (o) {
                     o->internal = 1;
                     kfdm_obj_map(o, (HSAuint32)i);
@@ -399,8 +376,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties *sys)
     return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
     int i;
     pthread_mutex_lock(&kfdm.lock);
     for (i = 1; kfdm.snapshot && i < kfdm.nnodes; i++) {
@@ -418,8 +394,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void)
     return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodeProperties *p)
-{
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodeProperties *p) {
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;
     if (!p)
         return HSAKMT_STATUS_INVALID_PARAMETER;
@@ -434,8 +409,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 node, HsaNodePropertie
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 node, HSAuint32 num,
-                                                      HsaIoLinkProperties *links)
-{
+                                                      HsaIoLinkProperties *links) {
     HSAKMT_STATUS st = HSAKMT_STATUS_SUCCESS;
     if (!links)
         return HSAKMT_STATUS_INVALID_PARAMETER;

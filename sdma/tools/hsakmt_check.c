@@ -23,8 +23,7 @@ static int nbuffers;
 
 static void report(int ok, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void report(int ok, const char *name, const char *fmt, ...)
-{
+static void report(int ok, const char *name, const char *fmt, ...) {
     va_list ap;
     printf("%s %s: ", ok ? "PASS" : "FAIL", name);
     va_start(ap, fmt);
@@ -35,20 +34,17 @@ static void report(int ok, const char *name, const char *fmt, ...)
     failures += !ok;
 }
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Host memory mapped for the engine's GPU (until the engine closes). */
-static void *buffer(struct sdma_engine *e, size_t bytes)
-{
+static void *buffer(struct sdma_engine *e, size_t bytes) {
     void *p;
     bytes = (bytes + 4095) & ~(size_t)4095;
-    if (nbuffers == (int)(sizeof buffers / sizeof buffers[0]) ||
-        !(p = aligned_alloc(4096, bytes)))
+    if (nbuffers == (int)(sizeof buffers / sizeof buffers[0]) || !(p = aligned_alloc(4096, bytes)))
         return NULL;
     memset(p, 0, bytes);
     if (sdma_engine_map(e, p, bytes)) {
@@ -59,8 +55,7 @@ static void *buffer(struct sdma_engine *e, size_t bytes)
     return p;
 }
 
-static int quiet(struct sdma_queue *q, const char *name)
-{
+static int quiet(struct sdma_queue *q, const char *name) {
     int rc = sdma_queue_quiet(q, 30.0);
     if (rc) {
         char msg[512] = "";
@@ -70,8 +65,7 @@ static int quiet(struct sdma_queue *q, const char *name)
     return rc;
 }
 
-static void copy_fence(struct sdma_engine *e)
-{
+static void copy_fence(struct sdma_engine *e) {
     const size_t n = 64u << 20;
     struct sdma_queue *q = NULL;
     unsigned char *a = buffer(e, n), *b = buffer(e, n);
@@ -90,14 +84,15 @@ static void copy_fence(struct sdma_engine *e)
     t = now_s() - t;
     for (i = 0; i < n; i++)
         bad += a[i] != b[i];
-    report(!bad && *word == 0xC0FFEE, "copy + fence", "64 MiB host to host, %zu bad bytes, fence "
-           "0x%x, %.2f GB/s", bad, *word, n / t * 1e-9);
+    report(!bad && *word == 0xC0FFEE, "copy + fence",
+           "64 MiB host to host, %zu bad bytes, fence "
+           "0x%x, %.2f GB/s",
+           bad, *word, n / t * 1e-9);
 out:
     sdma_queue_close(q);
 }
 
-static void ring_wrap(struct sdma_engine *e)
-{
+static void ring_wrap(struct sdma_engine *e) {
     struct sdma_queue *q = NULL;
     uint32_t *w = buffer(e, 1 << 16);
     int i, rounds = 20000, ok = 1;
@@ -113,14 +108,15 @@ static void ring_wrap(struct sdma_engine *e)
     }
     if (quiet(q, "ring wrap"))
         goto out;
-    report(w[1] == (uint32_t)rounds, "ring wrap", "%d copy+fence pairs through a 64 KiB ring, last "
-           "fence %u", rounds, w[1]);
+    report(w[1] == (uint32_t)rounds, "ring wrap",
+           "%d copy+fence pairs through a 64 KiB ring, last "
+           "fence %u",
+           rounds, w[1]);
 out:
     sdma_queue_close(q);
 }
 
-static void full_ring(struct sdma_engine *e)
-{
+static void full_ring(struct sdma_engine *e) {
     struct sdma_queue *q = NULL;
     uint32_t *gate = buffer(e, 4096), *out = gate + 64;
     const struct sdma_ring *r;
@@ -141,14 +137,15 @@ static void full_ring(struct sdma_engine *e)
     __atomic_store_n(gate, 1, __ATOMIC_RELEASE);
     if (quiet(q, "full ring"))
         goto out;
-    report(*out == (uint32_t)n && ahead < r->size, "full ring", "%d fences behind a gate filled a "
-           "4 KiB ring to %llu bytes; all ran once it opened", n, (unsigned long long)ahead);
+    report(*out == (uint32_t)n && ahead < r->size, "full ring",
+           "%d fences behind a gate filled a "
+           "4 KiB ring to %llu bytes; all ran once it opened",
+           n, (unsigned long long)ahead);
 out:
     sdma_queue_close(q);
 }
 
-static void fill(struct sdma_engine *e)
-{
+static void fill(struct sdma_engine *e) {
     const size_t n = 8u << 20;
     struct sdma_queue *q = NULL;
     uint32_t *b = buffer(e, n);
@@ -167,8 +164,7 @@ out:
     sdma_queue_close(q);
 }
 
-static void sub_window(struct sdma_engine *e)
-{
+static void sub_window(struct sdma_engine *e) {
     enum { SP = 1024 + 40, DP = 2048 + 4, W = 1001, H = 300 };
     struct sdma_queue *q = NULL;
     unsigned char *a = buffer(e, SP * H + 64), *b = buffer(e, DP * H + 64);
@@ -190,8 +186,7 @@ out:
     sdma_queue_close(q);
 }
 
-static void bad_address(struct sdma_engine *e)
-{
+static void bad_address(struct sdma_engine *e) {
     struct sdma_queue *q = NULL;
     uint32_t *ok = buffer(e, 4096), dw[SDMA_COPY_LINEAR_DW];
     void *bad = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -217,8 +212,7 @@ static void bad_address(struct sdma_engine *e)
     munmap(bad, 4096);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e = NULL;
     char err[512] = "";

@@ -7,15 +7,13 @@
 
 #include "sdma/sdma.h"
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     size_t max = argc > 1 ? strtoull(argv[1], NULL, 0) : (size_t)256 << 20;
     struct sdma_engine *e;
     struct sdma_queue *q;

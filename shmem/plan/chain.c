@@ -62,8 +62,7 @@ static size_t region_copies(const struct shmemx_plan *p, const shmemx_region_t *
                               (uint32_t)g->row_bytes, (uint32_t)g->rows);
     } else if (region_2d_kind(p, g) == COPY_SW13) {
         d += sdma_pkt_copy_2d_sw13(d, addr(dst), (uint32_t)g->stride, addr(src),
-                                   (uint32_t)g->stride, (uint32_t)g->row_bytes,
-                                   (uint32_t)g->rows);
+                                   (uint32_t)g->stride, (uint32_t)g->row_bytes, (uint32_t)g->rows);
     } else {
         for (size_t row = 0; row < g->rows; row++)
             d += sdma_pkt_copy_linear(d, addr(dst + row * g->stride), addr(src + row * g->stride),
@@ -126,11 +125,10 @@ int shmemi_plan_arm(struct shmemx_plan *p, uint32_t r) {
             /* No kick: the chain waits on its gate, and opening the gate kicks. */
             int rc = sdma_queue_submit_flags(pq->q, ch->dw, ch->ndw, SDMA_SUBMIT_NO_KICK);
             if (rc)
-                return shmemi_plan_err(p, rc == SDMA_ERR_NO_RESOURCE ? SHMEMX_PLAN_ENOSPC
-                                                                     : SHMEMX_PLAN_EENGINE,
-                                       "round %u: cannot queue chunk %zu's chain to PE %d: %s (%s)",
-                                       r, (size_t)p->chunk_base[p->me] + k, peer,
-                                       sdma_strerror(rc), sdma_last_error());
+                return shmemi_plan_err(
+                    p, rc == SDMA_ERR_NO_RESOURCE ? SHMEMX_PLAN_ENOSPC : SHMEMX_PLAN_EENGINE,
+                    "round %u: cannot queue chunk %zu's chain to PE %d: %s (%s)", r,
+                    (size_t)p->chunk_base[p->me] + k, peer, sdma_strerror(rc), sdma_last_error());
         }
         if (shmemi_ledger_push(&pq->ledger, p, r, p->round_bytes))
             return SHMEMX_PLAN_ENOMEM;

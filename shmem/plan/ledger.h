@@ -17,8 +17,8 @@ struct shmemi_ledger_entry {
 };
 
 struct shmemi_ledger {
-    size_t capacity; /* bytes the chains of all plans may hold: half the ring */
-    size_t held;     /* sum of the plans' holds */
+    size_t capacity;               /* bytes the chains of all plans may hold: half the ring */
+    size_t held;                   /* sum of the plans' holds */
     struct shmemi_ledger_entry *e; /* armed rounds, oldest first */
     size_t n, cap;
 };

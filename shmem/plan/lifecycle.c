@@ -37,16 +37,19 @@ const char *shmemx_plan_strerror(int code) {
     switch (code) {
     case SHMEMX_PLAN_OK: return "success";
     case SHMEMX_PLAN_EINVAL: return "invalid argument or schedule";
-    case SHMEMX_PLAN_ETIMEDOUT: return "timed out (too few marks, or a peer did not reach the round fence)";
+    case SHMEMX_PLAN_ETIMEDOUT:
+        return "timed out (too few marks, or a peer did not reach the round fence)";
     case SHMEMX_PLAN_EMARKS: return "a chunk was marked ready more often than it has writers";
     case SHMEMX_PLAN_EPEER: return "a peer could not prepare the round";
     case SHMEMX_PLAN_ESTATE: return "call out of order for the plan's state";
-    case SHMEMX_PLAN_ENOSPC: return "the plan queues cannot hold the chains (raise SHMEM_PLAN_RING_SIZE)";
+    case SHMEMX_PLAN_ENOSPC:
+        return "the plan queues cannot hold the chains (raise SHMEM_PLAN_RING_SIZE)";
     case SHMEMX_PLAN_ENOMEM: return "out of memory (symmetric heap or host)";
     case SHMEMX_PLAN_EUNSUPPORTED: return "not supported in this build";
     case SHMEMX_PLAN_EROUNDS: return "the round counter would pass 2^32 - 1";
     case SHMEMX_PLAN_EENGINE: return "no copy engine, or a copy-engine queue failed";
-    case SHMEMX_PLAN_EORDER: return "round started behind another plan's round that has not started";
+    case SHMEMX_PLAN_EORDER:
+        return "round started behind another plan's round that has not started";
     default: return "unknown plan error";
     }
 }
@@ -127,8 +130,10 @@ static int create_words(struct shmemx_plan *p) {
     size_t bytes = shmemi_plan_words_place(&p->w, NULL, p->nchunks, (size_t)p->n);
     p->words = bytes == SIZE_MAX ? NULL : shmemi_words_malloc(bytes, "shmemx_plan_create");
     if (!p->words)
-        return shmemi_plan_err(NULL, SHMEMX_PLAN_ENOMEM, "no symmetric memory for the plan's %zu "
-                               "bytes of words (raise SHMEM_SYMMETRIC_SIZE)", bytes);
+        return shmemi_plan_err(NULL, SHMEMX_PLAN_ENOMEM,
+                               "no symmetric memory for the plan's %zu "
+                               "bytes of words (raise SHMEM_SYMMETRIC_SIZE)",
+                               bytes);
     memset(p->words, 0, bytes);
     shmemi_plan_words_place(&p->w, p->words, p->nchunks, (size_t)p->n);
     for (int q = 0; q < p->n; q++)
@@ -154,7 +159,8 @@ static int create_chains(struct shmemx_plan *p) {
     for (int q = 0; q < p->n && !rc; q++) {
         struct shmemi_ledger *l = &shmemi_plan_queues[q].ledger;
         if (q != p->me && p->own && shmemi_ledger_hold(l, p->hold)) {
-            rc = shmemi_plan_err(p, SHMEMX_PLAN_ENOSPC, "the chains need %zu bytes of each plan "
+            rc = shmemi_plan_err(p, SHMEMX_PLAN_ENOSPC,
+                                 "the chains need %zu bytes of each plan "
                                  "queue per round (x%d with prepare_ahead) beside %zu held by "
                                  "other plans; the queues hold %zu: raise SHMEM_PLAN_RING_SIZE",
                                  p->round_bytes, p->ahead ? 2 : 1, l->held, l->capacity);
@@ -264,8 +270,10 @@ static int drain(struct shmemx_plan *p, double timeout_s) {
                 if ((rc = shmemi_plan_queue_failure(p)))
                     break;
                 if (look && shmemi_plan_now() > deadline) {
-                    rc = shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "close: chunk %zu did not "
-                                         "reach PE %d within %g s", c, q, timeout_s);
+                    rc = shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT,
+                                         "close: chunk %zu did not "
+                                         "reach PE %d within %g s",
+                                         c, q, timeout_s);
                     break;
                 }
                 look = shmemi_plan_relax(&sp, &spins);
@@ -338,7 +346,8 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
 /* ------------------------------------------------------- library hooks */
 
 static const char *state_name(int s) {
-    static const char *names[] = {"?", "ARMED", "ACTIVE", "DELIVERED", "FAILED", "CLOSING", "CLOSED"};
+    static const char *names[] = {"?",      "ARMED",   "ACTIVE", "DELIVERED",
+                                  "FAILED", "CLOSING", "CLOSED"};
     return s >= 1 && s <= 6 ? names[s] : names[0];
 }
 
@@ -363,7 +372,7 @@ void shmemi_plan_check_realloc(const void *ptr, size_t old, size_t size, int mov
                                const char *fn) {
     /* The plan's chains hold the peers' addresses of the buffer: it may
      * neither move nor lose a part. */
-    struct shmemx_plan *p = moves ? live_plan_in(ptr, old)
+    struct shmemx_plan *p = moves        ? live_plan_in(ptr, old)
                             : size < old ? live_plan_in((const char *)ptr + size, old - size)
                                          : NULL;
     if (p && moves)

@@ -79,16 +79,16 @@ struct shmemi_plan_chunk {
  * shmemi_plan_words_place() alone and never reset (device/plan_view.h). N is
  * the number of chunks, n of PEs. */
 struct shmemi_plan_words {
-    uint64_t *marks;      /* [N] writers' marks of own chunks, counted over all rounds */
-    uint32_t *gates;      /* [N] own chunk c: the engine's POLL waits for gates[c] >= r */
-    uint32_t *arrival;    /* [N] others' chunk c: its owner's engine writes r after the copies */
-    uint32_t *sent;       /* [N * n] own chunk c left for PE q: sent[c * n + q] = r */
-    uint32_t *fence;      /* [n] the last round whose next_round PE q passed (q writes it) */
-    uint32_t *abortw;     /* [n] r when PE q could not prepare round r + 1 (q writes it) */
-    uint32_t *error;      /* the first error of a kernel or of the watchdog (-code) */
+    uint64_t *marks;   /* [N] writers' marks of own chunks, counted over all rounds */
+    uint32_t *gates;   /* [N] own chunk c: the engine's POLL waits for gates[c] >= r */
+    uint32_t *arrival; /* [N] others' chunk c: its owner's engine writes r after the copies */
+    uint32_t *sent;    /* [N * n] own chunk c left for PE q: sent[c * n + q] = r */
+    uint32_t *fence;   /* [n] the last round whose next_round PE q passed (q writes it) */
+    uint32_t *abortw;  /* [n] r when PE q could not prepare round r + 1 (q writes it) */
+    uint32_t *error;   /* the first error of a kernel or of the watchdog (-code) */
     uint32_t *error_chunk, *error_round, *error_peer; /* where it happened */
-    uint32_t *done;       /* the last round whose next_round_on_stream the stream passed */
-    uint32_t *go;         /* the last round whose stream-ordered wait may pass (watchdog) */
+    uint32_t *done;            /* the last round whose next_round_on_stream the stream passed */
+    uint32_t *go;              /* the last round whose stream-ordered wait may pass (watchdog) */
     shmemx_plan_view_t *views; /* [VIEW_SLOTS]: round r uses views[r % VIEW_SLOTS] */
     uint32_t **peer_fence;     /* [n]: fence[me] on each PE, as this PE reaches it */
     int *writers;              /* [N]: writers per chunk, where kernels read them */

@@ -39,7 +39,8 @@ static int stream_catch_up(struct shmemx_plan *p) {
         if (p->round <= SHMEMI_PLAN_VIEW_SLOTS || done >= p->round - SHMEMI_PLAN_VIEW_SLOTS)
             break;
         if (look && shmemi_plan_now() > deadline) {
-            rc = shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: the stream has not passed "
+            rc = shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT,
+                                 "round %u: the stream has not passed "
                                  "round %u's fence within %g s (its view slot is still in use)",
                                  p->round, p->round - SHMEMI_PLAN_VIEW_SLOTS, p->timeout_s);
             break;
@@ -55,9 +56,10 @@ int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
     if (rc)
         return rc;
     if (p->state != SHMEMX_PLAN_ARMED)
-        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE, "round %u: start called twice (the round "
-                               "is %s)", p->round,
-                               p->state == SHMEMX_PLAN_ACTIVE ? "running" : "delivered");
+        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE,
+                               "round %u: start called twice (the round "
+                               "is %s)",
+                               p->round, p->state == SHMEMX_PLAN_ACTIVE ? "running" : "delivered");
     if (p->stream_mode && (rc = stream_catch_up(p)))
         return rc;
     pthread_mutex_lock(&shmemi_plan_lock);
@@ -67,7 +69,8 @@ int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
             shmemi_ledger_check_start(&shmemi_plan_queues[q].ledger, p, p->round, &b)) {
             const struct shmemx_plan *o = b->plan;
             pthread_mutex_unlock(&shmemi_plan_lock);
-            return shmemi_plan_err(p, SHMEMX_PLAN_EORDER, "round %u of plan %d would wait on the "
+            return shmemi_plan_err(p, SHMEMX_PLAN_EORDER,
+                                   "round %u of plan %d would wait on the "
                                    "queue to PE %d behind round %u of plan %d, which has not "
                                    "started: start plans in the order their rounds were prepared",
                                    p->round, p->id, q, b->round, o->id);
@@ -78,9 +81,10 @@ int shmemx_plan_start(shmemx_plan_t p, shmemx_plan_view_t **view) {
             shmemi_ledger_open(&shmemi_plan_queues[q].ledger, p, p->round);
     pthread_mutex_unlock(&shmemi_plan_lock);
     shmemx_plan_view_t *v = &p->w.views[p->round % SHMEMI_PLAN_VIEW_SLOTS];
-    *v = (shmemx_plan_view_t){p->round, p->me, (int)p->nchunks, p->chunk_base[p->me], (int)p->own,
-                              p->w.writers, p->w.marks, p->w.gates, p->w.arrival, p->w.error,
-                              p->w.error_chunk, (uint64_t)(p->timeout_s * 1e9)};
+    *v = (shmemx_plan_view_t){
+        p->round,     p->me,        (int)p->nchunks,  p->chunk_base[p->me],
+        (int)p->own,  p->w.writers, p->w.marks,       p->w.gates,
+        p->w.arrival, p->w.error,   p->w.error_chunk, (uint64_t)(p->timeout_s * 1e9)};
     p->state = SHMEMX_PLAN_ACTIVE;
     if (view)
         *view = v;
@@ -112,8 +116,10 @@ int shmemi_plan_queue_failure(struct shmemx_plan *p) {
     char msg[400];
     for (int q = 0; q < p->n; q++)
         if (q != p->me && sdma_queue_error(shmemi_plan_queues[q].q, msg, sizeof(msg)))
-            return shmemi_plan_err(p, SHMEMX_PLAN_EENGINE, "round %u: the plan queue to PE %d "
-                                   "failed: %s", p->round, q, msg);
+            return shmemi_plan_err(p, SHMEMX_PLAN_EENGINE,
+                                   "round %u: the plan queue to PE %d "
+                                   "failed: %s",
+                                   p->round, q, msg);
     return 0;
 }
 
@@ -130,25 +136,32 @@ int shmemi_plan_recorded_error(struct shmemx_plan *p) {
         return shmemi_plan_err(p, code, "round %u: PE %u did not reach next_round within %g s", r,
                                q, p->timeout_s);
     if (code == SHMEMX_PLAN_ETIMEDOUT && c < p->nchunks && p->chunks[c].owner == p->me)
-        return shmemi_plan_err(p, code, "round %u: chunk %u (PE %d) did not reach PE %u within "
-                               "%g s (stream-ordered wait)", r, c, p->me, q, p->timeout_s);
+        return shmemi_plan_err(p, code,
+                               "round %u: chunk %u (PE %d) did not reach PE %u within "
+                               "%g s (stream-ordered wait)",
+                               r, c, p->me, q, p->timeout_s);
     if (code == SHMEMX_PLAN_ETIMEDOUT && c < p->nchunks)
-        return shmemi_plan_err(p, code, "round %u: chunk %u from PE %d did not arrive at PE %d "
+        return shmemi_plan_err(p, code,
+                               "round %u: chunk %u from PE %d did not arrive at PE %d "
                                "within %g s (stream-ordered wait)",
                                r, c, p->chunks[c].owner, p->me, p->timeout_s);
     if (code == SHMEMX_PLAN_EPEER)
         return shmemi_plan_err(p, code, "round %u: PE %u could not prepare round %u", r, q, r + 1);
     if (code == SHMEMX_PLAN_EMARKS)
-        return shmemi_plan_err(p, code, "round %u: chunk %u (PE %d) was marked ready more often "
+        return shmemi_plan_err(p, code,
+                               "round %u: chunk %u (PE %d) was marked ready more often "
                                "than its %d writers",
                                p->round, c, p->me, c < p->nchunks ? p->writers[c] : 0);
     /* A mark of chunk -1 arrives here as 4294967295: say what the caller passed. */
     if ((int32_t)c < 0 || c >= p->nchunks)
-        return shmemi_plan_err(p, code, "round %u: PE %d marked chunk %d ready, which is not a "
+        return shmemi_plan_err(p, code,
+                               "round %u: PE %d marked chunk %d ready, which is not a "
                                "chunk of this plan (it has chunks 0 to %zu)",
                                p->round, p->me, (int)(int32_t)c, p->nchunks - 1);
-    return shmemi_plan_err(p, code, "round %u: chunk %u was marked ready by PE %d, which does not "
-                           "own it (PE %d does)", p->round, c, p->me, p->chunks[c].owner);
+    return shmemi_plan_err(p, code,
+                           "round %u: chunk %u was marked ready by PE %d, which does not "
+                           "own it (PE %d does)",
+                           p->round, c, p->me, p->chunks[c].owner);
 }
 
 int shmemi_plan_stream_error(struct shmemx_plan *p) {
@@ -164,12 +177,14 @@ int shmemi_plan_stream_error(struct shmemx_plan *p) {
 static int wait_timed_out(struct shmemx_plan *p, long c, int peer, double timeout_s) {
     const struct shmemi_plan_chunk *ch = &p->chunks[c];
     if (ch->owner != p->me)
-        return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: chunk %ld from PE %d did not "
+        return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT,
+                               "round %u: chunk %ld from PE %d did not "
                                "arrive at PE %d within %g s",
                                p->round, c, ch->owner, p->me, timeout_s);
     uint64_t m = __atomic_load_n(&p->w.marks[c], __ATOMIC_ACQUIRE);
     uint64_t base = (uint64_t)(p->round - 1) * (uint64_t)ch->writers;
-    return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: chunk %ld (PE %d) did not reach "
+    return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT,
+                           "round %u: chunk %ld (PE %d) did not reach "
                            "PE %d within %g s: %llu of its %d writers marked it ready",
                            p->round, c, p->me, peer, timeout_s,
                            (unsigned long long)(m > base ? m - base : 0), ch->writers);
@@ -225,8 +240,10 @@ int shmemi_plan_prepare(struct shmemx_plan *p, uint32_t r) {
     if (p->prepared >= r)
         return 0;
     if (p->prepared == UINT32_MAX)
-        return shmemi_plan_err(p, SHMEMX_PLAN_EROUNDS, "round %u is the last: rounds are 32-bit "
-                               "and the engine's compare is unsigned", p->prepared);
+        return shmemi_plan_err(p, SHMEMX_PLAN_EROUNDS,
+                               "round %u is the last: rounds are 32-bit "
+                               "and the engine's compare is unsigned",
+                               p->prepared);
     pthread_mutex_lock(&shmemi_plan_lock);
     int rc = shmemi_plan_arm(p, r);
     pthread_mutex_unlock(&shmemi_plan_lock);
@@ -238,7 +255,8 @@ int shmemx_plan_prepare_next(shmemx_plan_t p) {
     if (rc)
         return rc;
     if (!p->ahead)
-        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE, "prepare_next needs a plan created with "
+        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE,
+                               "prepare_next needs a plan created with "
                                "prepare_ahead");
     if (p->state == SHMEMX_PLAN_ARMED)
         return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE, "round %u: prepare_next before start",
@@ -251,8 +269,10 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
     if (rc)
         return rc;
     if (p->state != SHMEMX_PLAN_DELIVERED)
-        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE, "round %u: next_round before the round was "
-                               "waited for", p->round);
+        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE,
+                               "round %u: next_round before the round was "
+                               "waited for",
+                               p->round);
     uint32_t r = p->round;
     int prc = shmemi_plan_prepare(p, r + 1);
     char prep_msg[512];
@@ -277,8 +297,10 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
             if (look && shmemi_plan_now() > deadline) {
                 shmemi_spin_end(&sp);
                 p->state = SHMEMX_PLAN_FAILED;
-                return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT, "round %u: PE %d did not reach "
-                                       "next_round within %g s", r, q, p->timeout_s);
+                return shmemi_plan_err(p, SHMEMX_PLAN_ETIMEDOUT,
+                                       "round %u: PE %d did not reach "
+                                       "next_round within %g s",
+                                       r, q, p->timeout_s);
             }
             look = shmemi_plan_relax(&sp, &spins);
         }
@@ -291,8 +313,10 @@ int shmemx_plan_next_round(shmemx_plan_t p) {
     for (int q = 0; q < p->n; q++)
         if (q != p->me && __atomic_load_n(&p->w.abortw[q], __ATOMIC_ACQUIRE) == r) {
             p->state = SHMEMX_PLAN_FAILED;
-            return shmemi_plan_err(p, SHMEMX_PLAN_EPEER, "round %u: PE %d could not prepare "
-                                   "round %u", r, q, r + 1);
+            return shmemi_plan_err(p, SHMEMX_PLAN_EPEER,
+                                   "round %u: PE %d could not prepare "
+                                   "round %u",
+                                   r, q, r + 1);
         }
     p->round = r + 1;
     p->state = SHMEMX_PLAN_ARMED;

@@ -48,18 +48,22 @@ int shmemi_plan_exchange(void *buf, size_t size, const shmemx_chunk_t *schedule,
                    buf, size);
     else if (on_dev && !(shmemi_engine() && shmemi.words_gpu &&
                          (sdma_engine_caps(shmemi_engine()) & SDMA_CAP_DEVICE_MEMORY)))
-        LOCAL_FAIL(SHMEMX_PLAN_EUNSUPPORTED, "a buffer on the device heap needs a copy engine "
+        LOCAL_FAIL(SHMEMX_PLAN_EUNSUPPORTED,
+                   "a buffer on the device heap needs a copy engine "
                    "that reaches GPU memory (the cuda engine; SHMEM_COPY_ENGINE is %s) and host "
-                   "words kernels can use", shmemi.cfg.COPY_ENGINE);
+                   "words kernels can use",
+                   shmemi.cfg.COPY_ENGINE);
     else if (nchunks && !schedule)
         LOCAL_FAIL(SHMEMX_PLAN_EINVAL, "schedule is NULL with %zu chunks", nchunks);
     else if (!shmemi_engine())
         LOCAL_FAIL(SHMEMX_PLAN_EENGINE, "plans need a copy engine (SHMEM_COPY_ENGINE is %s)",
                    shmemi.cfg.COPY_ENGINE);
     else if (unreachable(on_dev) >= 0)
-        LOCAL_FAIL(SHMEMX_PLAN_EUNSUPPORTED, "PE %d is reached through the fabric: plans reach "
+        LOCAL_FAIL(SHMEMX_PLAN_EUNSUPPORTED,
+                   "PE %d is reached through the fabric: plans reach "
                    "such PEs on the soft copy engine with a buffer in host memory only "
-                   "(SHMEM_COPY_ENGINE is %s)", unreachable(on_dev), shmemi.cfg.COPY_ENGINE);
+                   "(SHMEM_COPY_ENGINE is %s)",
+                   unreachable(on_dev), shmemi.cfg.COPY_ENGINE);
     for (size_t i = 0; !rc && i < nchunks; i++) {
         if (schedule[i].nregions && !schedule[i].regions)
             LOCAL_FAIL(SHMEMX_PLAN_EINVAL, "chunk %zu has %zu regions but regions is NULL", i,
@@ -79,14 +83,16 @@ int shmemi_plan_exchange(void *buf, size_t size, const shmemx_chunk_t *schedule,
             rc = shmemi_plan_err(NULL, hs[q].status, "PE %d: %s", q, hs[q].why);
         else if (hs[q].buf_off != hs[0].buf_off || hs[q].size != hs[0].size ||
                  hs[q].on_dev != hs[0].on_dev)
-            rc = shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "the buffer is not symmetric: PE 0 "
+            rc = shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL,
+                                 "the buffer is not symmetric: PE 0 "
                                  "passed %llu bytes at heap offset %llu, PE %d %llu bytes at "
                                  "offset %llu",
                                  (unsigned long long)hs[0].size, (unsigned long long)hs[0].buf_off,
                                  q, (unsigned long long)hs[q].size,
                                  (unsigned long long)hs[q].buf_off);
         else if (hs[q].ahead != hs[0].ahead || hs[q].timeout_s != hs[0].timeout_s)
-            rc = shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "the configs differ: PE 0 (timeout "
+            rc = shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL,
+                                 "the configs differ: PE 0 (timeout "
                                  "%g s, prepare_ahead %d) and PE %d (timeout %g s, prepare_ahead "
                                  "%d)",
                                  hs[0].timeout_s, hs[0].ahead, q, hs[q].timeout_s, hs[q].ahead);
@@ -112,17 +118,21 @@ int shmemi_plan_gather(struct shmemx_plan *p, const struct shmemi_plan_sched *hs
                        const shmemx_chunk_t *schedule, size_t nchunks) {
     size_t most = 0, total_c = 0, total_r = 0;
     for (int q = 0; q < p->n; q++) {
-        size_t b = hs[q].nchunks * sizeof(struct wire_chunk) + hs[q].nregions * sizeof(shmemx_region_t);
+        size_t b =
+            hs[q].nchunks * sizeof(struct wire_chunk) + hs[q].nregions * sizeof(shmemx_region_t);
         most = b > most ? b : most;
         total_c += hs[q].nchunks;
         total_r += hs[q].nregions;
     }
     if (total_c > INT_MAX)
-        return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "%zu chunks in all: more than chunk ids "
-                               "can number", total_c);
+        return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL,
+                               "%zu chunks in all: more than chunk ids "
+                               "can number",
+                               total_c);
     char *scratch = shmemi_words_malloc(most ? most : 64, "shmemx_plan_create");
     if (!scratch)
-        return shmemi_plan_err(NULL, SHMEMX_PLAN_ENOMEM, "no symmetric memory to gather the "
+        return shmemi_plan_err(NULL, SHMEMX_PLAN_ENOMEM,
+                               "no symmetric memory to gather the "
                                "schedules");
     struct wire_chunk *wc = (struct wire_chunk *)scratch;
     shmemx_region_t *wr = (shmemx_region_t *)(scratch + nchunks * sizeof(*wc));
@@ -180,20 +190,27 @@ int shmemi_plan_gather(struct shmemx_plan *p, const struct shmemi_plan_sched *hs
 static int region_check(const shmemx_region_t *r, size_t size, char *why, size_t len) {
     if (!r->row_bytes || !r->rows)
         return snprintf(why, len, "a region of %zu rows of %zu bytes is empty", r->rows,
-                        r->row_bytes), -1;
+                        r->row_bytes),
+               -1;
     if (r->rows > 1 && r->stride && r->stride < r->row_bytes)
         return snprintf(why, len, "a region's stride %zu is smaller than its rows (%zu bytes)",
-                        r->stride, r->row_bytes), -1;
+                        r->stride, r->row_bytes),
+               -1;
     if (r->row_bytes > UINT32_MAX || r->rows > UINT32_MAX || r->stride > UINT32_MAX)
-        return snprintf(why, len, "a region (%zu rows of %zu bytes, stride %zu) exceeds the "
-                        "copy engine's 32-bit sizes", r->rows, r->row_bytes, r->stride), -1;
+        return snprintf(why, len,
+                        "a region (%zu rows of %zu bytes, stride %zu) exceeds the "
+                        "copy engine's 32-bit sizes",
+                        r->rows, r->row_bytes, r->stride),
+               -1;
     size_t stride = r->stride ? r->stride : r->row_bytes, ext;
     if (__builtin_mul_overflow(r->rows - 1, stride, &ext) ||
         __builtin_add_overflow(ext, r->row_bytes, &ext) || r->offset > size ||
         ext > size - r->offset)
-        return snprintf(why, len, "a region at offset %zu (%zu rows of %zu bytes, stride %zu) "
-                        "runs past the end of the %zu-byte buffer", r->offset, r->rows,
-                        r->row_bytes, r->stride, size), -1;
+        return snprintf(why, len,
+                        "a region at offset %zu (%zu rows of %zu bytes, stride %zu) "
+                        "runs past the end of the %zu-byte buffer",
+                        r->offset, r->rows, r->row_bytes, r->stride, size),
+               -1;
     return 0;
 }
 
@@ -216,8 +233,10 @@ static int check_overlaps(struct shmemx_plan *p) {
             n += r->stride && r->stride != r->row_bytes && r->rows > 1 ? r->rows : 1;
         }
     if (n > MAX_INTERVALS)
-        return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "the schedules have %zu rows, more than "
-                               "the %zu the overlap check takes", n, MAX_INTERVALS);
+        return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL,
+                               "the schedules have %zu rows, more than "
+                               "the %zu the overlap check takes",
+                               n, MAX_INTERVALS);
     struct interval *iv = malloc((n ? n : 1) * sizeof(*iv));
     if (!iv)
         return SHMEMX_PLAN_ENOMEM;
@@ -240,7 +259,8 @@ static int check_overlaps(struct shmemx_plan *p) {
     for (size_t i = 0; i < m; i++) {
         if (i && iv[i].lo < reach) {
             size_t a = reach_chunk, b = iv[i].chunk;
-            rc = shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "schedules overlap: chunk %zu (PE %d) "
+            rc = shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL,
+                                 "schedules overlap: chunk %zu (PE %d) "
                                  "and chunk %zu (PE %d) both send bytes at offset %zu",
                                  a < b ? a : b, p->chunks[a < b ? a : b].owner, a < b ? b : a,
                                  p->chunks[a < b ? b : a].owner, iv[i].lo);
@@ -260,12 +280,13 @@ int shmemi_plan_validate(struct shmemx_plan *p) {
     char why[200];
     for (size_t c = 0; c < p->nchunks; c++) {
         if (p->chunks[c].writers < 1)
-            return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "chunk %zu (PE %d) has %d writers: "
+            return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL,
+                                   "chunk %zu (PE %d) has %d writers: "
                                    "every chunk needs at least one",
                                    c, p->chunks[c].owner, p->chunks[c].writers);
         if (!p->chunks[c].nregions)
-            return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "chunk %zu (PE %d) has no regions",
-                                   c, p->chunks[c].owner);
+            return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "chunk %zu (PE %d) has no regions", c,
+                                   p->chunks[c].owner);
         for (size_t k = 0; k < p->chunks[c].nregions; k++)
             if (region_check(&p->regions[p->chunks[c].first_region + k], p->size, why, sizeof(why)))
                 return shmemi_plan_err(NULL, SHMEMX_PLAN_EINVAL, "chunk %zu (PE %d): %s", c,

@@ -13,12 +13,21 @@
 #include <strings.h>
 
 static struct shmemi_plan_gpu gpu_round(struct shmemx_plan *p, uint32_t r) {
-    return (struct shmemi_plan_gpu){
-        .round = r, .me = p->me, .n = p->n, .nchunks = (int)p->nchunks,
-        .own_first = p->chunk_base[p->me], .own_count = (int)p->own, .sent = p->w.sent,
-        .arrival = p->w.arrival, .fence = p->w.fence, .abortw = p->w.abortw,
-        .error = p->w.error, .error_chunk = p->w.error_chunk, .error_round = p->w.error_round,
-        .error_peer = p->w.error_peer, .timeout_ns = (uint64_t)(p->timeout_s * 1e9)};
+    return (struct shmemi_plan_gpu){.round = r,
+                                    .me = p->me,
+                                    .n = p->n,
+                                    .nchunks = (int)p->nchunks,
+                                    .own_first = p->chunk_base[p->me],
+                                    .own_count = (int)p->own,
+                                    .sent = p->w.sent,
+                                    .arrival = p->w.arrival,
+                                    .fence = p->w.fence,
+                                    .abortw = p->w.abortw,
+                                    .error = p->w.error,
+                                    .error_chunk = p->w.error_chunk,
+                                    .error_round = p->w.error_round,
+                                    .error_peer = p->w.error_peer,
+                                    .timeout_ns = (uint64_t)(p->timeout_s * 1e9)};
 }
 
 static int stream_usable(struct shmemx_plan *p, const char *fn) {
@@ -26,7 +35,8 @@ static int stream_usable(struct shmemx_plan *p, const char *fn) {
     if (rc)
         return rc;
     if (!p->on_dev)
-        return shmemi_plan_err(p, SHMEMX_PLAN_EUNSUPPORTED, "%s: the plan's buffer is host "
+        return shmemi_plan_err(p, SHMEMX_PLAN_EUNSUPPORTED,
+                               "%s: the plan's buffer is host "
                                "memory; stream-ordered rounds need a buffer on the device heap",
                                fn);
     return shmemi_plan_stream_error(p);
@@ -75,8 +85,7 @@ static int watch_check(struct watch *w, double now, double *since) {
     int peer = -1;
     if (!__atomic_load_n(p->w.error, __ATOMIC_ACQUIRE)) {
         for (int q = 0; q < p->n; q++)
-            if (q != p->me && r >= 2 &&
-                __atomic_load_n(&p->w.abortw[q], __ATOMIC_ACQUIRE) == r - 1)
+            if (q != p->me && r >= 2 && __atomic_load_n(&p->w.abortw[q], __ATOMIC_ACQUIRE) == r - 1)
                 watch_error(p, SHMEMX_PLAN_EPEER, UINT32_MAX, (uint32_t)q, r - 1);
     }
     if (!__atomic_load_n(p->w.error, __ATOMIC_ACQUIRE)) {
@@ -233,8 +242,10 @@ int shmemx_plan_wait_on_stream(shmemx_plan_t p, void *stream) {
         e = shmemi_gpu_plan_wait_launch(&a, stream);
     }
     if (e)
-        return shmemi_plan_err(p, SHMEMX_PLAN_EENGINE, "round %u: the stream-ordered wait did not "
-                               "queue (runtime error %d)", p->round, e);
+        return shmemi_plan_err(p, SHMEMX_PLAN_EENGINE,
+                               "round %u: the stream-ordered wait did not "
+                               "queue (runtime error %d)",
+                               p->round, e);
     p->stream_mode = 1;
     p->state = SHMEMX_PLAN_DELIVERED; /* as far as the host's calls go: queued */
     return 0;
@@ -245,8 +256,10 @@ int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
     if (rc)
         return rc;
     if (p->state != SHMEMX_PLAN_DELIVERED)
-        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE, "round %u: next_round_on_stream before the "
-                               "round's wait", p->round);
+        return shmemi_plan_err(p, SHMEMX_PLAN_ESTATE,
+                               "round %u: next_round_on_stream before the "
+                               "round's wait",
+                               p->round);
     uint32_t r = p->round;
     int prc = shmemi_plan_prepare(p, r + 1);
     if (prc) /* every peer's next wait reports it (EPEER) */
@@ -270,8 +283,10 @@ int shmemx_plan_next_round_on_stream(shmemx_plan_t p, void *stream) {
         }
     }
     if (e)
-        return shmemi_plan_err(p, SHMEMX_PLAN_EENGINE, "round %u: the stream writes of next_round "
-                               "did not queue (runtime error %d)", r, e);
+        return shmemi_plan_err(p, SHMEMX_PLAN_EENGINE,
+                               "round %u: the stream writes of next_round "
+                               "did not queue (runtime error %d)",
+                               r, e);
     p->stream_mode = 1;
     if (prc) {
         p->state = SHMEMX_PLAN_FAILED;

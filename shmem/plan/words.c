@@ -8,14 +8,14 @@
 size_t shmemi_plan_words_place(struct shmemi_plan_words *w, char *base, size_t N, size_t n) {
     size_t at = 0, Nn = 0;
     int ok = !__builtin_mul_overflow(N, n, &Nn);
-#define PLACE(field, count)                                                                 \
-    do {                                                                                    \
-        size_t bytes_ = 0;                                                                  \
-        ok &= !__builtin_mul_overflow((size_t)(count), sizeof(*w->field), &bytes_);         \
-        w->field = base ? (void *)(base + at) : NULL;                                       \
-        ok &= !__builtin_add_overflow(at, bytes_, &at);                                     \
-        ok &= !__builtin_add_overflow(at, (size_t)63, &at);                                 \
-        at &= ~(size_t)63;                                                                  \
+#define PLACE(field, count)                                                                        \
+    do {                                                                                           \
+        size_t bytes_ = 0;                                                                         \
+        ok &= !__builtin_mul_overflow((size_t)(count), sizeof(*w->field), &bytes_);                \
+        w->field = base ? (void *)(base + at) : NULL;                                              \
+        ok &= !__builtin_add_overflow(at, bytes_, &at);                                            \
+        ok &= !__builtin_add_overflow(at, (size_t)63, &at);                                        \
+        at &= ~(size_t)63;                                                                         \
     } while (0)
     PLACE(marks, N);
     PLACE(gates, N);

@@ -13,8 +13,7 @@ static int me, npes, right, left;
 /* Write my number at both ends of the object on my right neighbour and
  * check what my left neighbour wrote into mine: fails unless the object is
  * at the same place in every PE's heap and is at least `size` bytes. */
-static void check_symmetric(void *obj, size_t size, const char *what)
-{
+static void check_symmetric(void *obj, size_t size, const char *what) {
     long mark[2] = {1000 + me, 2000 + me};
     CHECK(size >= 2 * sizeof(long), "%s too small for the check", what);
     shmem_barrier_all();
@@ -32,14 +31,12 @@ static void check_symmetric(void *obj, size_t size, const char *what)
     shmem_barrier_all();
 }
 
-static uint32_t lcg(uint32_t *s)
-{
+static uint32_t lcg(uint32_t *s) {
     *s = *s * 1664525u + 1013904223u;
     return *s >> 8;
 }
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();

@@ -8,15 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define K 100  /* operations of each kind per PE in the contention test */
-#define KN 16  /* fetching _nbi operations per PE */
+#define K 100 /* operations of each kind per PE in the contention test */
+#define KN 16 /* fetching _nbi operations per PE */
 
 static int me, npes, right, left;
 static long *checksum; /* symmetric, on the heap */
 
 #if FUNC_SPEC_15
-static void reset_checksum(void)
-{
+static void reset_checksum(void) {
     shmem_barrier_all();
     *checksum = 0;
     shmem_barrier_all();
@@ -66,10 +65,9 @@ static void reset_checksum(void)
 #endif
 
 #define DEFINE_STD_TEST(T, N)                                                                      \
-    static void test_std_##N(void)                                                                 \
-    {                                                                                              \
+    static void test_std_##N(void) {                                                               \
         T *x = shmem_malloc(sizeof(T)), *ctr = shmem_malloc(sizeof(T));                            \
-        CHECK(x && ctr, "shmem_malloc failed");                                                    \
+        CHECK(x &&ctr, "shmem_malloc failed");                                                     \
         *x = (T)0;                                                                                 \
         *ctr = (T)0;                                                                               \
         shmem_barrier_all();                                                                       \
@@ -110,8 +108,7 @@ static void reset_checksum(void)
         }                                                                                          \
         shmem_barrier_all();                                                                       \
         if (me == 0) {                                                                             \
-            const long long want =                                                                 \
-                (long long)K * npes * 4 + (long long)K * npes * (npes + 1) / 2;                    \
+            const long long want = (long long)K * npes * 4 + (long long)K * npes * (npes + 1) / 2; \
             CHECK(*ctr == (T)want, #N " counter %lld, expected %lld", (long long)*ctr, want);      \
         }                                                                                          \
         shmem_barrier_all();                                                                       \
@@ -141,13 +138,12 @@ SHMEMI_AMO_STD_TYPES(DEFINE_STD_TEST)
 #endif
 
 #define DEFINE_EXT_TEST(T, N)                                                                      \
-    static void test_ext_##N(void)                                                                 \
-    {                                                                                              \
+    static void test_ext_##N(void) {                                                               \
         T *x = shmem_malloc(sizeof(T));                                                            \
         CHECK(x, "shmem_malloc failed");                                                           \
         *x = (T)0;                                                                                 \
         shmem_barrier_all();                                                                       \
-        shmem_##N##_atomic_set(x, (T)(0.5 + left), left); /* left's x = 0.5 + left */             \
+        shmem_##N##_atomic_set(x, (T)(0.5 + left), left); /* left's x = 0.5 + left */              \
         shmem_barrier_all();                                                                       \
         CHECK(*x == (T)(0.5 + me), #N " atomic_set: %g", (double)*x);                              \
         T v = shmem_##N##_atomic_fetch(x, right);                                                  \
@@ -162,7 +158,7 @@ SHMEMI_AMO_STD_TYPES(DEFINE_STD_TEST)
         v = shmem_##N##_atomic_fetch(x, right);                                                    \
         CHECK(v == (T)(2.25 + right), #N " fetch of a stored value: %g", (double)v);               \
         shmem_barrier_all();                                                                       \
-        *x = (T)(2.25 + left); /* what my left neighbour expects to fetch from me */             \
+        *x = (T)(2.25 + left); /* what my left neighbour expects to fetch from me */               \
         shmem_barrier_all();                                                                       \
         EXT_NBI(T, N)                                                                              \
         shmem_barrier_all();                                                                       \
@@ -178,18 +174,17 @@ SHMEMI_AMO_FLOAT_TYPES(DEFINE_EXT_TEST)
         shmem_##N##_atomic_fetch_and_nbi(&f1, &w[7], (T)~bit, 0);                                  \
         shmem_##N##_atomic_fetch_xor_nbi(&f2, &w[8], bit, 0);                                      \
         shmem_quiet();                                                                             \
-        CHECK(!(f0 & bit) && (f1 & bit) && !(f2 & bit), #N " fetch_{or,and,xor}_nbi bits");      \
+        CHECK(!(f0 & bit) && (f1 & bit) && !(f2 & bit), #N " fetch_{or,and,xor}_nbi bits");        \
     }
 #else
 #define BIT_NBI(T, N)
 #endif
 
 #define DEFINE_BIT_TEST(T, N)                                                                      \
-    static void test_bit_##N(void)                                                                 \
-    {                                                                                              \
+    static void test_bit_##N(void) {                                                               \
         T *w = shmem_malloc(9 * sizeof(T));                                                        \
         CHECK(w, "shmem_malloc failed");                                                           \
-        const T ones = (T)~(T)0;                                                                   \
+        const T ones = (T) ~(T)0;                                                                  \
         w[0] = w[1] = w[4] = w[5] = w[6] = w[8] = (T)0;                                            \
         w[2] = w[3] = w[7] = ones;                                                                 \
         shmem_barrier_all();                                                                       \
@@ -198,12 +193,12 @@ SHMEMI_AMO_FLOAT_TYPES(DEFINE_EXT_TEST)
         CHECK(!(old & bit), #N " fetch_or: bit %d already set", me);                               \
         shmem_##N##_atomic_or(&w[1], bit, 0);                                                      \
         old = shmem_##N##_atomic_fetch_and(&w[2], (T)~bit, 0);                                     \
-        CHECK(old & bit, #N " fetch_and: bit %d already clear", me);                               \
+        CHECK(old &bit, #N " fetch_and: bit %d already clear", me);                                \
         shmem_##N##_atomic_and(&w[3], (T)~bit, 0);                                                 \
         old = shmem_##N##_atomic_fetch_xor(&w[4], bit, 0);                                         \
         CHECK(!(old & bit), #N " fetch_xor: bit %d already set", me);                              \
         old = shmem_##N##_atomic_fetch_xor(&w[4], (T)(bit << 8), 0);                               \
-        CHECK(old & bit, #N " fetch_xor: own bit %d lost", me);                                    \
+        CHECK(old &bit, #N " fetch_xor: own bit %d lost", me);                                     \
         shmem_##N##_atomic_xor(&w[5], bit, 0);                                                     \
         shmem_##N##_atomic_xor(&w[5], (T)(bit | (T)(bit << 16)), 0);                               \
         BIT_NBI(T, N)                                                                              \
@@ -225,8 +220,7 @@ SHMEMI_AMO_FLOAT_TYPES(DEFINE_EXT_TEST)
     }
 SHMEMI_AMO_BIT_TYPES(DEFINE_BIT_TEST)
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();

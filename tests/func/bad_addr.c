@@ -2,8 +2,7 @@
  * end the job with "[PE n] ... symmetric". */
 #include "check.h"
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe();
     volatile long local[4] = {0, 0, 0, 0};

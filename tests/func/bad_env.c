@@ -2,8 +2,7 @@
  * with "[PE n] ... SHMEM_SYMMETRIC_SIZE". */
 #include "check.h"
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     /* no variable name in this message: the test looks for it in the library's */
     fprintf(stderr, "FAIL: shmem_init accepted an invalid heap size setting\n");

@@ -7,14 +7,14 @@
 
 #include <string.h>
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     char *p = shmem_malloc((size_t)1 << 30);
     if (p)
         memset(p, 1, (size_t)1 << 30);
-    fprintf(stderr, "FAIL: shmem_init accepted a heap size that wraps around (1 GiB malloc: "
-                    "%s)\n",
+    fprintf(stderr,
+            "FAIL: shmem_init accepted a heap size that wraps around (1 GiB malloc: "
+            "%s)\n",
             p ? "succeeded" : "NULL");
     shmem_finalize();
     return 1;

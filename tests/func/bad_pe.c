@@ -1,8 +1,7 @@
 /* Error check: a put to PE n_pes must end the job with "[PE n] ... invalid PE". */
 #include "check.h"
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     long *x = shmem_malloc(sizeof *x);
     shmem_barrier_all();

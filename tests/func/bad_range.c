@@ -7,8 +7,7 @@
 
 #define LEN ((size_t)16 << 20)
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe();
     char *obj = shmem_malloc(64);

@@ -9,8 +9,7 @@
 #define HEAP ((size_t)1 << 20)
 #define LEN ((size_t)70 * 1024)
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe();
     char *all = shmem_malloc(HEAP);

@@ -6,8 +6,7 @@
 
 static long x;
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     shmem_team_t even;

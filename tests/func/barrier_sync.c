@@ -9,8 +9,7 @@
 enum { USE_BARRIER_ALL, USE_SYNC_ALL, USE_TEAM_SYNC, NKIND };
 static const char *kind_name[] = {"barrier_all", "sync_all", "team_sync(WORLD)"};
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe();
     const int npes = shmem_n_pes();
@@ -37,9 +36,7 @@ int main(void)
             }
             shmem_long_atomic_inc(arrived, 0);
             switch (kind) {
-            case USE_BARRIER_ALL:
-                shmem_barrier_all();
-                break;
+            case USE_BARRIER_ALL: shmem_barrier_all(); break;
             case USE_SYNC_ALL:
                 shmem_quiet();
                 shmem_sync_all();

@@ -6,8 +6,7 @@
 
 static long target;
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "my_pe";
     if (strcmp(what, "putmem") == 0) {
         long v = 1;

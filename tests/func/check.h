@@ -18,14 +18,14 @@
 /* 1 when the header implements OpenSHMEM 1.5 or later; parts of the
  * programs that need 1.5 routines are compiled only then (the rest still
  * runs against a 1.4 library). */
-#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) &&                                \
     (SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 5))
 #define FUNC_SPEC_15 1
 #else
 #define FUNC_SPEC_15 0
 #endif
 /* The same for OpenSHMEM 1.6. */
-#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) &&                                \
     (SHMEM_MAJOR_VERSION > 1 || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION >= 6))
 #define FUNC_SPEC_16 1
 #else
@@ -33,8 +33,7 @@
 #endif
 
 /* This PE, the job's size and the ring neighbours (right: me + 1). */
-static inline void func_ring(int *me, int *npes, int *right, int *left)
-{
+static inline void func_ring(int *me, int *npes, int *right, int *left) {
     *me = shmem_my_pe();
     *npes = shmem_n_pes();
     *right = (*me + 1) % *npes;
@@ -42,8 +41,7 @@ static inline void func_ring(int *me, int *npes, int *right, int *left)
 }
 
 __attribute__((format(printf, 4, 5))) static inline void
-func_fail(const char *file, int line, const char *cond, const char *fmt, ...)
-{
+func_fail(const char *file, int line, const char *cond, const char *fmt, ...) {
     char msg[512];
     va_list ap;
 
@@ -57,15 +55,14 @@ func_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     _Exit(1); /* shmem_global_exit does not return */
 }
 
-#define CHECK(cond, ...)                                            \
-    do {                                                            \
-        if (!(cond))                                                \
-            func_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            func_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                                     \
     } while (0)
 
 /* Printed by PE 0 once every check of the program has passed. */
-static inline void func_pass(const char *name)
-{
+static inline void func_pass(const char *name) {
     if (shmem_my_pe() == 0) {
         printf("%s: PASS (%d PEs)\n", name, shmem_n_pes());
         fflush(stdout);
@@ -73,8 +70,7 @@ static inline void func_pass(const char *name)
 }
 
 /* Deterministic byte pattern: differs per writer, per offset and per round. */
-static inline unsigned char func_byte(int writer, size_t i, unsigned round)
-{
+static inline unsigned char func_byte(int writer, size_t i, unsigned round) {
     return (unsigned char)((unsigned)writer * 37u + (unsigned)(i * 11u) + (unsigned)(i >> 8) +
                            round * 101u + 1u);
 }

@@ -92,7 +92,8 @@ static void run(int start, int ls, int size, int me_idx, long *ps) {
     psync_clean(ps);
     for (int i = 0; i < size; i++)
         for (int e = 0; e < 3; e++)
-            CHECK(d32[(i * 3 + e) * 3] == i * 100 + me_idx * 10 + e && d32[(i * 3 + e) * 3 + 1] == -9,
+            CHECK(d32[(i * 3 + e) * 3] == i * 100 + me_idx * 10 + e &&
+                      d32[(i * 3 + e) * 3 + 1] == -9,
                   "alltoalls32");
 
     /* reductions */

@@ -55,8 +55,7 @@ int main(void) {
                 long want = 0;
                 for (int p = 0; p < n; p++)
                     want += val(p, r, (int)i);
-                CHECK(dst[i] == want, "round %d: sum[%zu] = %ld, expected %ld", r, i, dst[i],
-                      want);
+                CHECK(dst[i] == want, "round %d: sum[%zu] = %ld, expected %ld", r, i, dst[i], want);
             }
         } else {
             /* k == 1: fcollect (every member's block 0); k == 2: alltoall (block me). */

@@ -199,8 +199,8 @@ int main(void) {
     run(SHMEM_TEAM_SHARED, "SHARED");
 
     shmem_team_t odd, tail;
-    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 2, npes / 2 > 0 ? npes / 2 : 1,
-                                   NULL, 0, &odd) == 0,
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 2,
+                                   npes / 2 > 0 ? npes / 2 : 1, NULL, 0, &odd) == 0,
           "split odd");
     CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes > 1 ? 1 : 0, 1, npes > 1 ? npes - 1 : 1,
                                    NULL, 0, &tail) == 0,
@@ -217,7 +217,8 @@ int main(void) {
                       ldst[0] == shmem_team_n_pes(tail),
                   "tail");
         if (odd != SHMEM_TEAM_INVALID)
-            CHECK(shmem_long_sum_reduce(odd, ldst, lsrc, 1) == 0 && ldst[0] == shmem_team_n_pes(odd),
+            CHECK(shmem_long_sum_reduce(odd, ldst, lsrc, 1) == 0 &&
+                      ldst[0] == shmem_team_n_pes(odd),
                   "odd");
         CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, ldst, lsrc, 1) == 0 && ldst[0] == npes,
               "world");

@@ -6,8 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     shmem_barrier_all();
     if (shmem_my_pe() == 1) {

@@ -17,8 +17,7 @@ static int pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 16];
 static int red_src[4], red_dst[4];
 static long bc_src[8], bc_dst[8];
 
-int main(void)
-{
+int main(void) {
     start_pes(0);
     me = _my_pe();
     npes = _num_pes();

@@ -2,8 +2,7 @@
  * "[PE n] ... double free / not allocated". */
 #include "check.h"
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     void *p = shmem_malloc(64);
     CHECK(p != NULL, "shmem_malloc failed");

@@ -9,8 +9,7 @@
 
 #define N (1 << 20)
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     const char *want = argc > 1 ? argv[1] : "soft";

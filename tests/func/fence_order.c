@@ -13,8 +13,7 @@ static const char *order_name[] = {"fence", "quiet", "pe_quiet", "pe_quiet(all)"
 
 static int me, npes, right, left;
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -62,19 +61,11 @@ int main(void)
                 else
                     shmem_putmem(dst, src, len, right);
                 switch (order) {
-                case ORDER_FENCE:
-                    shmem_fence();
-                    break;
-                case ORDER_QUIET:
-                    shmem_quiet();
-                    break;
+                case ORDER_FENCE: shmem_fence(); break;
+                case ORDER_QUIET: shmem_quiet(); break;
 #if FUNC_SPEC_15
-                case ORDER_PE_QUIET:
-                    shmem_pe_quiet(&right, 1);
-                    break;
-                case ORDER_PE_QUIET_ALL:
-                    shmem_pe_quiet(all, (size_t)npes);
-                    break;
+                case ORDER_PE_QUIET: shmem_pe_quiet(&right, 1); break;
+                case ORDER_PE_QUIET_ALL: shmem_pe_quiet(all, (size_t)npes); break;
 #endif
                 }
                 shmem_long_p(flag, seq, right);
@@ -87,7 +78,8 @@ int main(void)
                     if (len > 65536 && it > 0 && i >= 4096 && i < len - 4096)
                         r = first_round; /* the middle was written in the first round */
                     if (dst[i] != func_byte(left, i, r))
-                        CHECK(0, "%s, %zu B, iteration %d: byte %zu = %u, expected %u after the flag",
+                        CHECK(0,
+                              "%s, %zu B, iteration %d: byte %zu = %u, expected %u after the flag",
                               order_name[order], len, it, i, dst[i], func_byte(left, i, r));
                 }
                 /* let the left neighbour reuse my dst; wait until the right one is done

@@ -26,8 +26,9 @@ static shmem_ctx_t ctx;
 /* f selects the form: 0 without a context, 1 on a created context, 2 on
  * SHMEM_CTX_DEFAULT. */
 #define CALL(f, name, ...)                                                                         \
-    ((f) == 0 ? name(__VA_ARGS__) : (f) == 1 ? name(ctx, __VA_ARGS__)                             \
-                                             : name(SHMEM_CTX_DEFAULT, __VA_ARGS__))
+    ((f) == 0   ? name(__VA_ARGS__)                                                                \
+     : (f) == 1 ? name(ctx, __VA_ARGS__)                                                           \
+                : name(SHMEM_CTX_DEFAULT, __VA_ARGS__))
 #define QUIET(f) ((f) == 1 ? shmem_ctx_quiet(ctx) : shmem_quiet())
 #define FORMS 3
 
@@ -39,7 +40,7 @@ static shmem_ctx_t ctx;
         T *a = (T *)shmem_malloc(4 * NE * sizeof(T)), *src = a + NE, *str = a + 2 * NE;            \
         uint64_t *sig = (uint64_t *)shmem_calloc(1, sizeof(uint64_t));                             \
         T loc[2 * NE];                                                                             \
-        CHECK(a && sig, #N ": allocation failed");                                                 \
+        CHECK(a &&sig, #N ": allocation failed");                                                  \
         EACH(i, NE) src[i] = V(T, me * 10 + i), a[i] = (T)0;                                       \
         EACH(i, 2 * NE) str[i] = (T)0;                                                             \
         shmem_barrier_all();                                                                       \
@@ -65,12 +66,14 @@ static shmem_ctx_t ctx;
         QUIET(f); /* a barrier completes the default context only */                               \
         shmem_barrier_all();                                                                       \
         CHECK(a[0] == V(T, left + 33), "shmem_p " #N " form %d", f);                               \
-        CHECK(CALL(f, shmem_g, &src[1], peer) == V(T, peer * 10 + 1), "shmem_g " #N " form %d", f); \
+        CHECK(CALL(f, shmem_g, &src[1], peer) == V(T, peer * 10 + 1), "shmem_g " #N " form %d",    \
+              f);                                                                                  \
         CALL(f, shmem_iput, str, src, 2, 1, NE / 2, peer);                                         \
         QUIET(f); /* a barrier completes the default context only */                               \
         shmem_barrier_all();                                                                       \
-        EACH(i, NE / 2) CHECK(str[2 * i] == V(T, left * 10 + i) && str[2 * i + 1] == (T)0,         \
-                              "shmem_iput " #N " form %d [%d]", f, i);                             \
+        EACH(i, NE / 2)                                                                            \
+        CHECK(str[2 * i] == V(T, left * 10 + i) && str[2 * i + 1] == (T)0,                         \
+              "shmem_iput " #N " form %d [%d]", f, i);                                             \
         CALL(f, shmem_iget, loc, str, 1, 2, NE / 2, peer);                                         \
         EACH(i, NE / 2) CHECK(loc[i] == V(T, me * 10 + i), "shmem_iget " #N " form %d", f);        \
         /* ibput: blocks of 2, 3 apart at the target, 2 apart at the source (1.6) */               \
@@ -80,17 +83,17 @@ static shmem_ctx_t ctx;
         CALL(f, shmem_ibput, str, src, 3, 2, 2, NE / 2, peer);                                     \
         QUIET(f); /* a barrier completes the default context only */                               \
         shmem_barrier_all();                                                                       \
-        EACH(i, NE / 2) CHECK(str[3 * i] == V(T, left * 10 + 2 * i) &&                             \
-                                  str[3 * i + 1] == V(T, left * 10 + 2 * i + 1) &&                 \
-                                  str[3 * i + 2] == (T)0,                                          \
-                              "shmem_ibput " #N " form %d [%d]", f, i);                            \
+        EACH(i, NE / 2)                                                                            \
+        CHECK(str[3 * i] == V(T, left * 10 + 2 * i) &&                                             \
+                  str[3 * i + 1] == V(T, left * 10 + 2 * i + 1) && str[3 * i + 2] == (T)0,         \
+              "shmem_ibput " #N " form %d [%d]", f, i);                                            \
         CALL(f, shmem_ibget, loc, str, 2, 3, 2, NE / 2, peer);                                     \
         EACH(i, NE) CHECK(loc[i] == V(T, me * 10 + i), "shmem_ibget " #N " form %d [%d]", f, i);   \
         shmem_barrier_all();                                                                       \
         EACH(i, NE) a[i] = (T)0;                                                                   \
         shmem_barrier_all();                                                                       \
         CALL(f, shmem_put_signal, a, src, NE, sig, 1, SHMEM_SIGNAL_ADD, peer);                     \
-        shmem_signal_wait_until(sig, SHMEM_CMP_GE, 1); /* the _nbi one below may be there too */  \
+        shmem_signal_wait_until(sig, SHMEM_CMP_GE, 1); /* the _nbi one below may be there too */   \
         EACH(i, NE) CHECK(a[i] == V(T, left * 10 + i), "shmem_put_signal " #N " form %d", f);      \
         CALL(f, shmem_put_signal_nbi, a, src, NE, sig, 2, SHMEM_SIGNAL_SET, peer);                 \
         QUIET(f);                                                                                  \
@@ -136,7 +139,8 @@ SHMEMI_RMA_TYPES(TEST_RMA)
         shmem_barrier_all();                                                                       \
         CHECK(*w == (T)5, "shmem_atomic_set " #N " form %d", f);                                   \
         shmem_barrier_all();                                                                       \
-        CHECK(CALL(f, shmem_atomic_fetch, w, peer) == (T)5, "shmem_atomic_fetch " #N " form %d", f); \
+        CHECK(CALL(f, shmem_atomic_fetch, w, peer) == (T)5, "shmem_atomic_fetch " #N " form %d",   \
+              f);                                                                                  \
         CHECK(CALL(f, shmem_atomic_swap, w, (T)6, peer) == (T)5, "shmem_atomic_swap " #N);         \
         NBI(f, T, N, shmem_atomic_fetch_nbi, 6, w, peer);                                          \
         NBI(f, T, N, shmem_atomic_swap_nbi, 6, w, (T)7, peer);                                     \
@@ -195,7 +199,7 @@ SHMEMI_AMO_BIT_TYPES(TEST_AMO_BIT)
                   idx[1] == 3,                                                                     \
               "shmem_wait_until_some " #N);                                                        \
         shmem_wait_until_all_vector(iv, 4, st, SHMEM_CMP_EQ, cv);                                  \
-        /* 1, 2 and 3 all match: the scan starts after the last index returned */                 \
+        /* 1, 2 and 3 all match: the scan starts after the last index returned */                  \
         CHECK(shmem_wait_until_any_vector(iv, 4, st, SHMEM_CMP_EQ, cv) == 3, "any_vector " #N);    \
         CHECK(shmem_wait_until_some_vector(iv, 4, idx, st, SHMEM_CMP_EQ, cv) == 3,                 \
               "shmem_wait_until_some_vector " #N);                                                 \
@@ -246,7 +250,7 @@ SHMEMI_RMA_TYPES(TEST_COLL)
         T *s_ = (T *)shmem_malloc(2 * sizeof(T));                                                  \
         CHECK(s_, "allocation failed");                                                            \
         s_[0] = (T)(mine);                                                                         \
-        CHECK(shmem_##op##_reduce(SHMEM_TEAM_WORLD, &s_[1], &s_[0], 1) == 0, #op "_reduce");        \
+        CHECK(shmem_##op##_reduce(SHMEM_TEAM_WORLD, &s_[1], &s_[0], 1) == 0, #op "_reduce");       \
         T r_ = s_[1];                                                                              \
         shmem_free(s_);                                                                            \
         r_;                                                                                        \

@@ -4,8 +4,7 @@
 
 #include <unistd.h>
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe();
     shmem_barrier_all();

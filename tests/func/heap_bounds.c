@@ -6,8 +6,7 @@
 
 #define HEAP ((size_t)1 << 20)
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     char *all = shmem_malloc(HEAP); /* the whole heap: it starts at the heap's start */
@@ -17,12 +16,12 @@ int main(void)
               "the heap's first and last bytes are symmetric (PE %d)", pe);
         /* Mapped here: the PEs of this node (SHMEM_TEAM_SHARED). */
         if (shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0)
-            CHECK(shmem_ptr(all + HEAP - 1, pe) != NULL, "shmem_ptr of the last byte (PE %d)",
-                  pe);
-        CHECK(!shmem_addr_accessible(all + HEAP, pe), "the byte past the heap is symmetric "
-              "(PE %d)", pe);
-        CHECK(shmem_ptr(all + HEAP, pe) == NULL, "shmem_ptr of the byte past the heap (PE %d)",
+            CHECK(shmem_ptr(all + HEAP - 1, pe) != NULL, "shmem_ptr of the last byte (PE %d)", pe);
+        CHECK(!shmem_addr_accessible(all + HEAP, pe),
+              "the byte past the heap is symmetric "
+              "(PE %d)",
               pe);
+        CHECK(shmem_ptr(all + HEAP, pe) == NULL, "shmem_ptr of the byte past the heap (PE %d)", pe);
         CHECK(!shmem_addr_accessible(all + HEAP + 70 * 1024, pe), "70 KB past the heap (PE %d)",
               pe);
     }

@@ -19,20 +19,16 @@ static int me, npes;
 
 /* Value of element i written by PE pe in phase ph: small positive integers,
  * exact in every type (signed char included); 0 means "not written". */
-static int val(int pe, int i, int ph)
-{
-    return 1 + (pe * 13 + i * 7 + ph * 29) % 100;
-}
+static int val(int pe, int i, int ph) { return 1 + (pe * 13 + i * 7 + ph * 29) % 100; }
 
 /* For each type, with target = right neighbour and source of my data = left:
  *  ph 0 put, ph 1 get, ph 2 p/g, ph 3 iput, ph 4 iget, ph 5 put_nbi/get_nbi. */
 #define DEFINE_TYPED_TEST(T, N)                                                                    \
-    static void test_##N(void)                                                                     \
-    {                                                                                              \
+    static void test_##N(void) {                                                                   \
         const int right = (me + 1) % npes, left = (me + npes - 1) % npes;                          \
         T *src = shmem_malloc(NELEM * sizeof(T));                                                  \
         T *dst = shmem_malloc(NELEM * sizeof(T));                                                  \
-        CHECK(src && dst, #N ": shmem_malloc failed");                                             \
+        CHECK(src &&dst, #N ": shmem_malloc failed");                                              \
         T loc[NELEM];                                                                              \
         for (int ph = 0; ph < 6; ph++) {                                                           \
             for (int i = 0; i < NELEM; i++) {                                                      \
@@ -42,12 +38,8 @@ static int val(int pe, int i, int ph)
             }                                                                                      \
             shmem_barrier_all();                                                                   \
             switch (ph) {                                                                          \
-            case 0:                                                                                \
-                shmem_##N##_put(dst, src, NELEM, right);                                           \
-                break;                                                                             \
-            case 1:                                                                                \
-                shmem_##N##_get(loc, src, NELEM, right);                                           \
-                break;                                                                             \
+            case 0: shmem_##N##_put(dst, src, NELEM, right); break;                                \
+            case 1: shmem_##N##_get(loc, src, NELEM, right); break;                                \
             case 2:                                                                                \
                 for (int i = 0; i < NELEM; i++) {                                                  \
                     shmem_##N##_p(&dst[i], src[i], right);                                         \
@@ -72,12 +64,8 @@ static int val(int pe, int i, int ph)
             for (int i = 0; i < NELEM; i++) {                                                      \
                 T want_dst = (T)0, want_loc = (T)0;                                                \
                 switch (ph) {                                                                      \
-                case 0:                                                                            \
-                    want_dst = (T)val(left, i, ph);                                                \
-                    break;                                                                         \
-                case 1:                                                                            \
-                    want_loc = (T)val(right, i, ph);                                               \
-                    break;                                                                         \
+                case 0: want_dst = (T)val(left, i, ph); break;                                     \
+                case 1: want_loc = (T)val(right, i, ph); break;                                    \
                 case 2:                                                                            \
                 case 5:                                                                            \
                     want_dst = (T)val(left, i, ph);                                                \
@@ -109,8 +97,7 @@ static int val(int pe, int i, int ph)
 SHMEMI_RMA_TYPES(DEFINE_TYPED_TEST)
 
 /* Sized routines: put/get 8..128 bits, mem, and their _nbi forms. */
-static void test_sized(void)
-{
+static void test_sized(void) {
     const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     const size_t bytes = 16 * 23; /* a multiple of 16, not a power of two */
     unsigned char *src = shmem_malloc(bytes), *dst = shmem_malloc(bytes);
@@ -172,11 +159,24 @@ static void test_sized(void)
 
 /* putmem/getmem (blocking and _nbi) of many sizes at odd offsets, to every PE
  * in turn (round r: target me + r), with a guard byte after each transfer. */
-static void test_sizes(void)
-{
-    static const size_t sizes[] = {1,     2,     3,         7,         8,         63,
-                                   64,    100,   1000,      4095,      4096,      4097,
-                                   65535, 65536, 1u << 20,  (1u << 20) + 13, MAXBYTES - 5,
+static void test_sizes(void) {
+    static const size_t sizes[] = {1,
+                                   2,
+                                   3,
+                                   7,
+                                   8,
+                                   63,
+                                   64,
+                                   100,
+                                   1000,
+                                   4095,
+                                   4096,
+                                   4097,
+                                   65535,
+                                   65536,
+                                   1u << 20,
+                                   (1u << 20) + 13,
+                                   MAXBYTES - 5,
                                    MAXBYTES};
     const size_t nsizes = sizeof sizes / sizeof sizes[0];
     unsigned char *src = shmem_malloc(MAXBYTES + 16);
@@ -185,8 +185,8 @@ static void test_sizes(void)
     CHECK(src && dst && loc, "allocation of 2 x 4 MiB failed");
     unsigned round = 0;
     for (int r = 0; r < npes; r++) {
-        const int target = (me + r) % npes;         /* I write to / read from it */
-        const int writer = (me + npes - r) % npes;  /* it writes to me */
+        const int target = (me + r) % npes;        /* I write to / read from it */
+        const int writer = (me + npes - r) % npes; /* it writes to me */
         for (size_t s = 0; s < nsizes; s++) {
             for (int mode = 0; mode < 2; mode++, round++) {
                 const size_t len = sizes[s];
@@ -228,8 +228,7 @@ static void test_sizes(void)
 }
 
 /* A payload travels 0 -> 1 -> ... -> n-1 -> 0; each PE adds its number. */
-static void test_ring(void)
-{
+static void test_ring(void) {
     enum { NTOK = 4096 };
     if (npes == 1)
         return;
@@ -261,8 +260,7 @@ static void test_ring(void)
     shmem_free(tok);
 }
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();

@@ -52,11 +52,11 @@ int main(void) {
     long *buf = shmem_malloc(2 * CAP * sizeof(long));
     CHECK(buf, "shmem_malloc failed");
 
-    shape(buf, 1, 100, 1, 1);    /* contiguous */
-    shape(buf, 1, 100, 3, 2);    /* iput's case */
-    shape(buf, 3, 40, 3, 5);     /* blocks touching at the target */
-    shape(buf, 2, 50, 4, 2);     /* gaps at the target, touching at the source */
-    shape(buf, 7, 1, 7, 7);      /* one block */
+    shape(buf, 1, 100, 1, 1);     /* contiguous */
+    shape(buf, 1, 100, 3, 2);     /* iput's case */
+    shape(buf, 3, 40, 3, 5);      /* blocks touching at the target */
+    shape(buf, 2, 50, 4, 2);      /* gaps at the target, touching at the source */
+    shape(buf, 7, 1, 7, 7);       /* one block */
     shape(buf, 500, 6, 600, 512); /* large blocks */
 
     /* Nothing to move: zero blocks or a zero block size, NULL buffers. */
@@ -77,7 +77,8 @@ int main(void) {
         for (int k = 0; k < 4; k++)
             for (int b = 0; b < 2; b++)
                 for (int w = 0; w < 2; w++)
-                    CHECK(t[2 * (3 * k + b) + w] == (uint64_t)val(left, (size_t)(2 * (2 * k + b) + w)),
+                    CHECK(t[2 * (3 * k + b) + w] ==
+                              (uint64_t)val(left, (size_t)(2 * (2 * k + b) + w)),
                           "shmem_ibput128 block %d element %d word %d", k, b, w);
         uint64_t g[16] = {0};
         shmem_ibget128(g, t, 2, 3, 2, 4, right);

@@ -82,9 +82,10 @@ static int quiet_second(int *threads, char *why, size_t len) {
         if (read_task(a[i].tid, &b))
             continue; /* ended */
         if (b.vol != a[i].vol || b.invol != a[i].invol) {
-            snprintf(why, len, "library thread %ld (%s) woke: %ld voluntary and %ld involuntary "
-                     "context switches", a[i].tid, a[i].name, b.vol - a[i].vol,
-                     b.invol - a[i].invol);
+            snprintf(why, len,
+                     "library thread %ld (%s) woke: %ld voluntary and %ld involuntary "
+                     "context switches",
+                     a[i].tid, a[i].name, b.vol - a[i].vol, b.invol - a[i].invol);
             return -1;
         }
     }

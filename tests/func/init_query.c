@@ -10,8 +10,7 @@
 long g_word;            /* global, .bss: symmetric */
 static long s_word = 5; /* static, .data: symmetric */
 
-int main(void)
-{
+int main(void) {
     int provided = -1;
 
 #if FUNC_SPEC_15
@@ -112,8 +111,9 @@ int main(void)
      * the fabric (another node, or SHMEM_FORCE_FABRIC=1) is not. */
     int right_shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, right, SHMEM_TEAM_SHARED) >= 0;
     long *peer = shmem_ptr(cell, right);
-    CHECK((peer != NULL) == right_shared, "shmem_ptr(heap, PE %d) is %p, PE %d %s SHMEM_TEAM_SHARED",
-          right, (void *)peer, right, right_shared ? "in" : "not in");
+    CHECK((peer != NULL) == right_shared,
+          "shmem_ptr(heap, PE %d) is %p, PE %d %s SHMEM_TEAM_SHARED", right, (void *)peer, right,
+          right_shared ? "in" : "not in");
     if (peer)
         *peer = 5000 + me;
     else

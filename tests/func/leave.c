@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static long flag;                /* implicit: set on PE 1 by the last PE */
+static long flag; /* implicit: set on PE 1 by the last PE */
 static long psync[SHMEM_BARRIER_SYNC_SIZE];
 
 static void ms_sleep(int ms) { usleep((useconds_t)ms * 1000); }
@@ -90,7 +90,7 @@ int main(int argc, char **argv) {
         for (int round = 0; round < 3; round++) {
             if (me == 2)
                 ms_sleep(200);
-            /* A barrier among the PEs still running (the active-set form is
+                /* A barrier among the PEs still running (the active-set form is
              * deprecated, and the only one that leaves PE 0 out). */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"

@@ -70,8 +70,10 @@ int main(void) {
     /* Unpopulated, the put alone faults once per page (2048); a sanitizer's
      * shadow of the destination takes an eighth of that. */
     long pages = (long)(XFER / (size_t)page);
-    CHECK(faults < pages / 4, "%ld page faults in the first 8 MiB put and get of a fresh "
-          "allocation (%ld pages)", faults, pages);
+    CHECK(faults < pages / 4,
+          "%ld page faults in the first 8 MiB put and get of a fresh "
+          "allocation (%ld pages)",
+          faults, pages);
     int prev = (me + n - 1) % n;
     CHECK(buf[0] == prev + 1 && buf[XFER - 1] == prev + 1, "put data wrong");
     CHECK(dst[0] == me + 1 && dst[XFER - 1] == me + 1, "get data wrong");

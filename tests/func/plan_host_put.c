@@ -14,7 +14,7 @@
 #define XN 256
 #define ROUNDS 10
 
-static unsigned char x[XN];   /* ordinary symmetric data, put to the right neighbour */
+static unsigned char x[XN]; /* ordinary symmetric data, put to the right neighbour */
 static unsigned char y[XN];
 
 static double now(void) {

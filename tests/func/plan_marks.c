@@ -35,7 +35,8 @@ static shmemx_plan_t make_plan(int nchunks, int writers, double timeout) {
     shmemx_region_t *regs = malloc((size_t)nchunks * sizeof(*regs));
     shmemx_chunk_t *chs = malloc((size_t)nchunks * sizeof(*chs));
     CHECK(regs && chs, "malloc");
-    int n = shmemx_plan_rows((size_t)me * PART, PART / 8, 8, 0, (size_t)nchunks, writers, regs, chs);
+    int n =
+        shmemx_plan_rows((size_t)me * PART, PART / 8, 8, 0, (size_t)nchunks, writers, regs, chs);
     CHECK(n == nchunks, "rows: %d", n);
     shmemx_plan_config_t cfg = SHMEMX_PLAN_CONFIG_INIT;
     cfg.timeout_s = timeout;
@@ -128,8 +129,7 @@ static void bad_chunk(int c) {
     int rc = shmemx_plan_wait(p, -1);
     if (me == 0) {
         char want[64];
-        snprintf(want, sizeof(want), "marked chunk %d ready, which is not a chunk of this plan",
-                 c);
+        snprintf(want, sizeof(want), "marked chunk %d ready, which is not a chunk of this plan", c);
         CHECK(rc == SHMEMX_PLAN_EINVAL, "wait after marking chunk %d returned %d (%s)", c, rc,
               shmemx_plan_strerror(rc));
         CHECK(strstr(shmemx_plan_errmsg(p), want), "message \"%s\"", shmemx_plan_errmsg(p));

@@ -113,8 +113,8 @@ static void bad_creates(void) {
 
     /* Asymmetric buffer: the last PE passes an address 64 bytes further on. */
     own_part(1);
-    expect_create(SHMEMX_PLAN_EINVAL, "asymmetric buffer", me == last ? buf + 64 : buf,
-                  size - 64, &chunk, 1, NULL);
+    expect_create(SHMEMX_PLAN_EINVAL, "asymmetric buffer", me == last ? buf + 64 : buf, size - 64,
+                  &chunk, 1, NULL);
     CHECK(strstr(shmemx_plan_errmsg(NULL), "symmetric"), "message \"%s\"",
           shmemx_plan_errmsg(NULL));
     /* Sizes that differ. */
@@ -129,8 +129,8 @@ static void bad_creates(void) {
     /* A region past the end of the buffer, on one PE only. */
     r = (shmemx_region_t){size - 16, 64, 1, 0};
     c = (shmemx_chunk_t){&r, 1, 1};
-    expect_create(SHMEMX_PLAN_EINVAL, "region out of range", buf, size, me == last ? &c : &chunk,
-                  1, NULL);
+    expect_create(SHMEMX_PLAN_EINVAL, "region out of range", buf, size, me == last ? &c : &chunk, 1,
+                  NULL);
     CHECK(strstr(shmemx_plan_errmsg(NULL), "past the end"), "message \"%s\"",
           shmemx_plan_errmsg(NULL));
     /* A strided region whose last row runs past the end. */
@@ -149,8 +149,8 @@ static void bad_creates(void) {
     /* A chunk without regions, and one with no writers, on PE 1 only. */
     r = (shmemx_region_t){(size_t)me * PART, PART, 1, 0};
     c = (shmemx_chunk_t){&r, 0, 1};
-    expect_create(SHMEMX_PLAN_EINVAL, "chunk without regions", buf, size, me == 1 ? &c : &chunk,
-                  1, NULL);
+    expect_create(SHMEMX_PLAN_EINVAL, "chunk without regions", buf, size, me == 1 ? &c : &chunk, 1,
+                  NULL);
     c = (shmemx_chunk_t){&r, 1, 0};
     expect_create(SHMEMX_PLAN_EINVAL, "writers 0", buf, size, me == 1 ? &c : &chunk, 1, NULL);
     CHECK(strstr(shmemx_plan_errmsg(NULL), "writers"), "message \"%s\"", shmemx_plan_errmsg(NULL));

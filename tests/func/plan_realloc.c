@@ -82,8 +82,9 @@ int main(int argc, char **argv) {
     /* Must not return. */
     size_t to = !strcmp(what, "move") ? size + ((size_t)64 << 10) : size / 2;
     unsigned char *b2 = shmem_realloc(buf, to);
-    fprintf(stderr, "[PE %d] shmem_realloc of a live plan's buffer to %zu bytes returned %p "
-                    "(was %p)\n",
+    fprintf(stderr,
+            "[PE %d] shmem_realloc of a live plan's buffer to %zu bytes returned %p "
+            "(was %p)\n",
             me, to, (void *)b2, (void *)buf);
     /* Reaching here is the failure this test looks for: exit 0 so the
      * failure-expected test fails. */

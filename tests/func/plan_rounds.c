@@ -95,8 +95,8 @@ static void rounds(void) {
 
     shmemx_region_t regs[NROWCH + 1];
     shmemx_chunk_t chunks[NROWCH + 1];
-    int nc = shmemx_plan_rows((size_t)me * ROWS * ROW_B, ROW_B, ROWS, 0, NROWCH, WRITERS, regs,
-                              chunks);
+    int nc =
+        shmemx_plan_rows((size_t)me * ROWS * ROW_B, ROW_B, ROWS, 0, NROWCH, WRITERS, regs, chunks);
     CHECK(nc == NROWCH, "shmemx_plan_rows returned %d", nc);
     regs[NROWCH] = (shmemx_region_t){grid_off + (size_t)me * COL_B, COL_B, GRID_ROWS, ld};
     chunks[NROWCH] = (shmemx_chunk_t){&regs[NROWCH], 1, WRITERS};

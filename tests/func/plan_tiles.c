@@ -71,8 +71,8 @@ int main(void) {
         size_t tr = order[i] / grid_c, tc = order[i] % grid_c;
         size_t want_rows = tr == grid_r - 1 ? ROWS - tr * TR : TR;
         size_t want_bytes = (tc == grid_c - 1 ? COLS - tc * TC : TC) * 4;
-        CHECK(regs[i].rows == want_rows && regs[i].row_bytes == want_bytes && regs[i].stride == LD &&
-                  regs[i].offset == tr * TR * LD + tc * TC * 4,
+        CHECK(regs[i].rows == want_rows && regs[i].row_bytes == want_bytes &&
+                  regs[i].stride == LD && regs[i].offset == tr * TR * LD + tc * TC * 4,
               "tile %zu: region {%zu, %zu, %zu, %zu}", order[i], regs[i].offset, regs[i].row_bytes,
               regs[i].rows, regs[i].stride);
     }

@@ -23,10 +23,10 @@
 #define TAIL 4096
 
 static int me, npes;
-static char *slots;  /* [NTHREADS][BLOCK] */
-static long *flag;   /* [NTHREADS]: last round delivered into my slot t */
-static long *ack;    /* [NTHREADS]: last round my right neighbour checked */
-static int early;    /* checks that found an incomplete block */
+static char *slots; /* [NTHREADS][BLOCK] */
+static long *flag;  /* [NTHREADS]: last round delivered into my slot t */
+static long *ack;   /* [NTHREADS]: last round my right neighbour checked */
+static int early;   /* checks that found an incomplete block */
 static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t issued;
 
@@ -38,8 +38,9 @@ static void count_early(int t, int r, int pe, size_t byte, const char *how) {
     pthread_mutex_lock(&early_lock);
     early++;
     pthread_mutex_unlock(&early_lock);
-    fprintf(stderr, "[PE %d] thread %d round %d: byte %zu of the block at PE %d not there "
-                    "after the quiet (%s)\n",
+    fprintf(stderr,
+            "[PE %d] thread %d round %d: byte %zu of the block at PE %d not there "
+            "after the quiet (%s)\n",
             me, t, r, byte, pe, how);
 }
 
@@ -95,8 +96,10 @@ int main(void) {
     for (int t = 0; t < NTHREADS; t++)
         pthread_join(th[t], NULL);
     pthread_barrier_destroy(&issued);
-    CHECK(early == 0, "%d checks of %d rounds x %d threads found a quiet that returned before "
-          "its thread's put had landed", early, ROUNDS, NTHREADS);
+    CHECK(early == 0,
+          "%d checks of %d rounds x %d threads found a quiet that returned before "
+          "its thread's put had landed",
+          early, ROUNDS, NTHREADS);
 
     shmem_barrier_all();
     shmem_free(ack);

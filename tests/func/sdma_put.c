@@ -13,7 +13,7 @@
 #define H 19
 #define LD 64
 
-static uint32_t go;          /* local wait flag (the sender's own) */
+static uint32_t go; /* local wait flag (the sender's own) */
 static uint64_t got, tiles_got;
 
 int main(void) {
@@ -65,10 +65,12 @@ int main(void) {
         for (int c = 0; c < LD; c++) {
             int in = r >= 2 && c >= 3 && c < 3 + W;
             double want = in ? from + (r * LD + c) * 0.5 : 0.0;
-            CHECK(mat[r * LD + c] == want, "tile: [%d][%d] = %g, want %g", r, c, mat[r * LD + c], want);
+            CHECK(mat[r * LD + c] == want, "tile: [%d][%d] = %g, want %g", r, c, mat[r * LD + c],
+                  want);
         }
     shmem_barrier_all();
-    shmemx_tile_t two[2] = {{mat, mine, 1, LD, LD, LD}, {mat + (H - 1) * LD, mine + (H - 1) * LD, 1, 5, LD, LD}};
+    shmemx_tile_t two[2] = {{mat, mine, 1, LD, LD, LD},
+                            {mat + (H - 1) * LD, mine + (H - 1) * LD, 1, 5, LD, LD}};
     shmemx_sdma_opts_t s = {NULL, 0, &tiles_got, 7};
     CHECK(shmemx_sdma_put_tiles(two, 2, sizeof(double), to, &s) == 0, "put_tiles failed");
     shmem_uint64_wait_until(&tiles_got, SHMEM_CMP_EQ, 7);

@@ -18,15 +18,11 @@
 
 static int me, npes, right, left;
 
-static int val(int pe, int i, int round)
-{
-    return 1 + (pe * 17 + i * 5 + round * 3) % 100;
-}
+static int val(int pe, int i, int round) { return 1 + (pe * 17 + i * 5 + round * 3) % 100; }
 
 /* 1 MiB payload + SET signal to the right neighbour, several rounds, blocking
  * and _nbi; the receiver checks every byte as soon as it sees the signal. */
-static void test_big(uint64_t *sig)
-{
+static void test_big(uint64_t *sig) {
     unsigned char *src = shmem_malloc(BIG), *dst = shmem_malloc(BIG);
     CHECK(src && dst, "shmem_malloc failed");
     *sig = 0;
@@ -46,18 +42,18 @@ static void test_big(uint64_t *sig)
         CHECK(shmem_signal_fetch(sig) == round, "signal_fetch after the signal");
         for (size_t i = 0; i < BIG; i++)
             if (dst[i] != func_byte(left, i, round))
-                CHECK(0, "round %u (%s): byte %zu of 1 MiB = %u, expected %u when the signal was seen",
+                CHECK(0,
+                      "round %u (%s): byte %zu of 1 MiB = %u, expected %u when the signal was seen",
                       round, round & 1 ? "blocking" : "nbi", i, dst[i], func_byte(left, i, round));
-        shmem_quiet();         /* my _nbi source buffer is reusable */
-        shmem_barrier_all();   /* everyone has checked before the next round */
+        shmem_quiet();       /* my _nbi source buffer is reusable */
+        shmem_barrier_all(); /* everyone has checked before the next round */
     }
     shmem_free(dst);
     shmem_free(src);
 }
 
 /* Every PE writes its own slot on PE 0 and adds 1 to one signal word. */
-static void test_add(uint64_t *sig)
-{
+static void test_add(uint64_t *sig) {
     unsigned char *slots = shmem_malloc(SLOT * (size_t)npes);
     unsigned char *src = malloc(SLOT);
     CHECK(slots && src, "allocation failed");
@@ -76,7 +72,8 @@ static void test_add(uint64_t *sig)
         for (int pe = 0; pe < npes; pe++)
             for (size_t i = 0; i < SLOT; i++)
                 if (slots[SLOT * (size_t)pe + i] != func_byte(pe, i, 77))
-                    CHECK(0, "slot of PE %d byte %zu wrong when the signal count was reached", pe, i);
+                    CHECK(0, "slot of PE %d byte %zu wrong when the signal count was reached", pe,
+                          i);
     }
     shmem_quiet();
     shmem_barrier_all();
@@ -86,8 +83,7 @@ static void test_add(uint64_t *sig)
 
 /* Typed put_signal (ADD, one signal word per type) and put_signal_nbi (SET). */
 #define DEFINE_TYPED(T, N)                                                                         \
-    static void test_##N(uint64_t *sig)                                                            \
-    {                                                                                              \
+    static void test_##N(uint64_t *sig) {                                                          \
         T *dst = shmem_calloc(NTYPED, sizeof(T));                                                  \
         T src[NTYPED];                                                                             \
         CHECK(dst, "shmem_calloc failed");                                                         \
@@ -112,8 +108,7 @@ static void test_add(uint64_t *sig)
     }
 SHMEMI_RMA_TYPES(DEFINE_TYPED)
 
-static void test_sized(uint64_t *sig)
-{
+static void test_sized(uint64_t *sig) {
     const size_t bytes = 16 * 41;
     unsigned char *dst = shmem_calloc(bytes, 1);
     unsigned char src[16 * 41];
@@ -148,8 +143,8 @@ static void test_sized(uint64_t *sig)
             CHECK(v == expect, "put%d_signal: signal %llu, expected %llu", bits[b],
                   (unsigned long long)v, (unsigned long long)expect);
             for (size_t i = 0; i < bytes; i++)
-                CHECK(dst[i] == func_byte(left, i, round), "put%d_signal%s: byte %zu = %u",
-                      bits[b], nbi ? "_nbi" : "", i, dst[i]);
+                CHECK(dst[i] == func_byte(left, i, round), "put%d_signal%s: byte %zu = %u", bits[b],
+                      nbi ? "_nbi" : "", i, dst[i]);
             shmem_quiet();
             shmem_barrier_all();
         }
@@ -169,8 +164,7 @@ static void test_signal_ops(uint64_t *sig) {
         shmem_signal_add(sig, 1, 0);
     if (me == 0) {
         uint64_t v = shmem_signal_wait_until(sig, SHMEM_CMP_EQ, (uint64_t)(100 * npes));
-        CHECK(v == (uint64_t)(100 * npes), "signal_add from every PE: %llu",
-              (unsigned long long)v);
+        CHECK(v == (uint64_t)(100 * npes), "signal_add from every PE: %llu", (unsigned long long)v);
     }
     shmem_barrier_all();
     *sig = 0;
@@ -185,8 +179,7 @@ static void test_signal_ops(uint64_t *sig) {
 }
 #endif
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -211,8 +204,7 @@ int main(void)
 
 #else /* the library predates OpenSHMEM 1.5 */
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     CHECK(0, "put-with-signal needs an OpenSHMEM 1.5 library (header says %d.%d)",
           SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);

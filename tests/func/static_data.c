@@ -16,31 +16,28 @@ struct rec {
     short s;
 };
 
-long g_counter;                                         /* global .bss */
-long g_checksum;                                        /* global .bss */
-long g_init = 42;                                       /* global .data */
-long g_cswap = -1;                                      /* global .data */
-long g_winners;                                         /* global .bss */
-int g_tickets;                                          /* global .bss */
-struct rec g_recs[NREC];                                /* global .bss array of structs */
-static int s_arr[NARR];                                 /* file static .bss */
+long g_counter;          /* global .bss */
+long g_checksum;         /* global .bss */
+long g_init = 42;        /* global .data */
+long g_cswap = -1;       /* global .data */
+long g_winners;          /* global .bss */
+int g_tickets;           /* global .bss */
+struct rec g_recs[NREC]; /* global .bss array of structs */
+static int s_arr[NARR];  /* file static .bss */
 static double s_init_arr[8] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5}; /* file static .data */
 static char s_text[32] = "symmetric static text";
 
-static long *fs_bss(void)
-{
+static long *fs_bss(void) {
     static long slot; /* function static .bss */
     return &slot;
 }
 
-static int *fs_data(void)
-{
+static int *fs_data(void) {
     static int slot = 77; /* function static .data */
     return &slot;
 }
 
-static void fill_rec(struct rec *r, int pe, int i)
-{
+static void fill_rec(struct rec *r, int pe, int i) {
     memset(r, 0, sizeof *r);
     r->id = pe * 100 + i;
     r->v = pe + i / 8.0;
@@ -49,8 +46,7 @@ static void fill_rec(struct rec *r, int pe, int i)
     r->s = (short)(-pe - i);
 }
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe();
     const int npes = shmem_n_pes();
@@ -86,7 +82,8 @@ int main(void)
     shmem_int_p(fs_data(), 300 + me, right);
     shmem_barrier_all();
     for (int i = 0; i < NARR; i++)
-        CHECK(s_arr[i] == left * 1000 + i, "s_arr[%d] = %d after put from PE %d", i, s_arr[i], left);
+        CHECK(s_arr[i] == left * 1000 + i, "s_arr[%d] = %d after put from PE %d", i, s_arr[i],
+              left);
     CHECK(*fs_bss() == 900 + left, "function static bss = %ld", *fs_bss());
     CHECK(*fs_data() == 300 + left, "function static data = %d", *fs_data());
     CHECK(shmem_long_g(&g_init, right) == 42 + right, "g of modified g_init from PE %d", right);

@@ -84,7 +84,8 @@ int main(void) {
         /* A split of a split: every other member of the even team. */
         shmem_team_t quarter;
         int qsize = (esize + 1) / 2;
-        CHECK(shmem_team_split_strided(even, 0, 2, qsize, NULL, 0, &quarter) == 0, "split of split");
+        CHECK(shmem_team_split_strided(even, 0, 2, qsize, NULL, 0, &quarter) == 0,
+              "split of split");
         if (me % 4 == 0) {
             CHECK(shmem_team_n_pes(quarter) == qsize && shmem_team_my_pe(quarter) == me / 4,
                   "quarter numbering");
@@ -154,7 +155,8 @@ int main(void) {
     }
 
     shmem_team_config_t wc;
-    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &wc) == 0, "world config");
+    CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &wc) == 0,
+          "world config");
 #if FUNC_SPEC_16
     /* 1.6: a mask of 0 asks for nothing (config may be NULL); a mask with a
      * NULL config, or an invalid team, gives nonzero. */

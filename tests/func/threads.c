@@ -14,8 +14,7 @@ static long *counter;        /* one word per PE, AMO target of every thread */
 static long *fetch_sum;      /* on PE 0: sum of values fetched from every counter */
 static unsigned char *inbox; /* [npes][NTHREADS][CHUNK] */
 
-static void *worker(void *arg)
-{
+static void *worker(void *arg) {
     const int t = (int)(long)arg;
     unsigned char chunk[CHUNK];
     unsigned char back[CHUNK];
@@ -41,8 +40,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
-{
+int main(void) {
     int provided = -1;
     int rc = shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
     CHECK(rc == 0, "shmem_init_thread returned %d", rc);

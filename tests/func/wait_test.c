@@ -98,7 +98,7 @@ static const int none[NV] = {1, 1, 1, 1, 1, 1, 1, 1};
                   idx[0] == 2,                                                                     \
               #N " test_some_vector NE");                                                          \
         shmem_barrier_all();                                                                       \
-        /* round 2: non-excluded slots get 101+k; wait for any, then collect the rest */          \
+        /* round 2: non-excluded slots get 101+k; wait for any, then collect the rest */           \
         for (int k = me; k < NV; k += npes)                                                        \
             if (!status[k])                                                                        \
                 for (int pe = 0; pe < npes; pe++)                                                  \
@@ -138,7 +138,7 @@ static const int none[NV] = {1, 1, 1, 1, 1, 1, 1, 1};
             cv[k] = (T)(201 + 2 * k);                                                              \
         shmem_##N##_wait_until_all_vector(iv, NV, status, SHMEM_CMP_EQ, cv);                       \
         for (int k = 0; k < NV; k++)                                                               \
-            CHECK(iv[k] == (status[k] ? (T)(k + 1) : cv[k]), #N " round 3 slot %d = %lld", k,     \
+            CHECK(iv[k] == (status[k] ? (T)(k + 1) : cv[k]), #N " round 3 slot %d = %lld", k,      \
                   (long long)iv[k]);                                                               \
         CHECK(shmem_##N##_test_all(iv, NV, NULL, SHMEM_CMP_GT, 100) == 0,                          \
               #N " test_all with a NULL status includes every slot");                              \
@@ -150,11 +150,10 @@ static const int none[NV] = {1, 1, 1, 1, 1, 1, 1, 1};
 #endif
 
 #define DEFINE_TEST(T, N)                                                                          \
-    static void test_##N(void)                                                                     \
-    {                                                                                              \
+    static void test_##N(void) {                                                                   \
         T *iv = shmem_calloc(1, sizeof(T));                                                        \
         long *go = shmem_calloc(1, sizeof(long));                                                  \
-        CHECK(iv && go, "shmem_calloc failed");                                                    \
+        CHECK(iv &&go, "shmem_calloc failed");                                                     \
         shmem_barrier_all();                                                                       \
         const int consumer = npes > 1 ? 1 : 0;                                                     \
         if (me == consumer) {                                                                      \
@@ -185,8 +184,7 @@ static const int none[NV] = {1, 1, 1, 1, 1, 1, 1, 1};
     }
 SHMEMI_P2P_ALL_TYPES(DEFINE_TEST)
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();

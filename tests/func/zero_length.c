@@ -13,8 +13,7 @@ static uint64_t sig;
 static long gathered[64];
 static long one;
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     const int me = shmem_my_pe(), npes = shmem_n_pes();
     const int right = (me + 1) % npes;
@@ -72,8 +71,7 @@ int main(void)
     /* A collect where only the odd PEs contribute (one element each); the
      * source is the same symmetric object everywhere. */
     one = 100 + me;
-    CHECK(shmem_long_collect(SHMEM_TEAM_WORLD, gathered, &one, me % 2) == 0,
-          "collect of odd PEs");
+    CHECK(shmem_long_collect(SHMEM_TEAM_WORLD, gathered, &one, me % 2) == 0, "collect of odd PEs");
     for (int pe = 1, k = 0; pe < npes; pe += 2, k++)
         CHECK(gathered[k] == 100 + pe, "gathered[%d] = %ld, want %d", k, gathered[k], 100 + pe);
     shmem_barrier_all();

@@ -24,23 +24,21 @@
 
 static unsigned char *sandbox;
 
-static void sandbox_init(void)
-{
+static void sandbox_init(void) {
     if (sandbox)
         return;
     sandbox = mmap((void *)(uintptr_t)SANDBOX_BASE, SANDBOX_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (sandbox == MAP_FAILED || (uintptr_t)sandbox != SANDBOX_BASE) {
         /* Anywhere will do; only fewer random addresses hit it. */
-        sandbox = mmap(NULL, SANDBOX_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                       -1, 0);
+        sandbox =
+            mmap(NULL, SANDBOX_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (sandbox == MAP_FAILED)
             abort();
     }
 }
 
-static int in_sandbox(void *arg, uint64_t addr, uint64_t len, int write)
-{
+static int in_sandbox(void *arg, uint64_t addr, uint64_t len, int write) {
     uint64_t base = (uint64_t)(uintptr_t)sandbox;
     (void)arg;
     (void)write;
@@ -48,21 +46,16 @@ static int in_sandbox(void *arg, uint64_t addr, uint64_t len, int write)
 }
 
 static double fake_now;
-static double fake_clock(void)
-{
-    return fake_now += 1.0;
-}
+static double fake_clock(void) { return fake_now += 1.0; }
 
-static void on_trap(void *arg, uint32_t context)
-{
+static void on_trap(void *arg, uint32_t context) {
     (void)arg;
     (void)context;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static uint32_t dw[4096];
     struct sdma_soft_ctx x;
     size_t ndw = size / 4, pos = 0, waits = 0;
@@ -95,8 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #else
 
-static void put(const char *dir, const char *name, const uint32_t *dw, size_t n)
-{
+static void put(const char *dir, const char *name, const uint32_t *dw, size_t n) {
     char path[512];
     FILE *f;
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -109,8 +101,7 @@ static void put(const char *dir, const char *name, const uint32_t *dw, size_t n)
     fclose(f);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     uint32_t dw[256];
     size_t n = 0;
     uint64_t b = SANDBOX_BASE;

@@ -82,21 +82,26 @@ int main(void) {
         double took = now_s() - t0;
         if (promised) {
             /* This PE's own kernel ran DELAY before the routine could return. */
-            GT_EXPECT(took > 0.9e-9 * DELAY_NS, "%s returned after %.1f ms, before this PE's "
-                      "kernel of %.0f ms ended", names[r], took * 1e3, 1e-6 * DELAY_NS);
+            GT_EXPECT(took > 0.9e-9 * DELAY_NS,
+                      "%s returned after %.1f ms, before this PE's "
+                      "kernel of %.0f ms ended",
+                      names[r], took * 1e3, 1e-6 * DELAY_NS);
             int v = shmem_int_g(&slots[r], me);
-            GT_EXPECT(v == 1000 * (r + 1) + left, "%s: the slot holds %d, want %d (PE %d's "
-                      "kernel put it before the routine)", names[r], v, 1000 * (r + 1) + left,
-                      left);
+            GT_EXPECT(v == 1000 * (r + 1) + left,
+                      "%s: the slot holds %d, want %d (PE %d's "
+                      "kernel put it before the routine)",
+                      names[r], v, 1000 * (r + 1) + left, left);
             shmem_getmem(got, buf + (size_t)r * MB, MB, left);
             int bad = 0;
             for (int i = 0; i < MB; i++)
                 bad += got[i] != (unsigned char)(0x40 + left);
-            GT_EXPECT(bad == 0, "%s: %d bytes of PE %d's memset buffer not yet set", names[r],
-                      bad, left);
+            GT_EXPECT(bad == 0, "%s: %d bytes of PE %d's memset buffer not yet set", names[r], bad,
+                      left);
         } else {
-            GT_EXPECT(took < 0.5e-9 * DELAY_NS, "SHMEM_BARRIER_GPU_SYNC=0: %s waited %.1f ms "
-                      "for the GPU", names[r], took * 1e3);
+            GT_EXPECT(took < 0.5e-9 * DELAY_NS,
+                      "SHMEM_BARRIER_GPU_SYNC=0: %s waited %.1f ms "
+                      "for the GPU",
+                      names[r], took * 1e3);
             GT_CK(hipStreamSynchronize(s));
             shmem_barrier_all();
         }

@@ -100,7 +100,8 @@ int main(void) {
 
     /* Host non-blocking put of the device heap: 32 MiB through the engine. */
     const size_t H = 32u << 20;
-    unsigned char *hsrc = (unsigned char *)shmem_malloc(H), *hdst = (unsigned char *)shmem_malloc(H);
+    unsigned char *hsrc = (unsigned char *)shmem_malloc(H),
+                  *hdst = (unsigned char *)shmem_malloc(H);
     if (me == 0) {
         k_fill<<<256, 256>>>(hsrc, H, 9);
         GT_SYNC();

@@ -10,10 +10,10 @@ __global__ void k_coll(char *bdst, const char *bsrc, size_t bn, char *fdst, cons
     shmemx_fcollectmem_wg(fdst, fsrc, fn);
 }
 
-#define RED_KERNEL(T, N)                                                                    \
-    __global__ void k_red_##N(T *dst, T *src, T *inplace, size_t n) {                       \
-        shmemx_##N##_sum_reduce_wg(dst, src, n);                                            \
-        shmemx_##N##_sum_reduce_wg(inplace, inplace, n);                                    \
+#define RED_KERNEL(T, N)                                                                           \
+    __global__ void k_red_##N(T *dst, T *src, T *inplace, size_t n) {                              \
+        shmemx_##N##_sum_reduce_wg(dst, src, n);                                                   \
+        shmemx_##N##_sum_reduce_wg(inplace, inplace, n);                                           \
     }
 RED_KERNEL(int, int)
 RED_KERNEL(long, long)
@@ -42,7 +42,8 @@ int main(void) {
         GT_SYNC();
         GT_CK(hipMemcpy(h, bdst, bn, hipMemcpyDeviceToHost));
         for (size_t i = 0; i < bn; ++i)
-            GT_EXPECT((unsigned char)h[i] == byteval(root, i, rep), "broadcast rep %d byte %zu", rep, i);
+            GT_EXPECT((unsigned char)h[i] == byteval(root, i, rep), "broadcast rep %d byte %zu",
+                      rep, i);
         GT_CK(hipMemcpy(h, fdst, fn * (size_t)npes, hipMemcpyDeviceToHost));
         for (int pe = 0; pe < npes; ++pe)
             for (size_t i = 0; i < fn; ++i)
@@ -50,31 +51,32 @@ int main(void) {
                           "fcollect rep %d from PE %d byte %zu", rep, pe, i);
     }
 
-#define RED_RUN(T, N)                                                                       \
-    {                                                                                       \
-        T *dst = (T *)shmem_malloc(NRED * sizeof(T)), *src = (T *)shmem_malloc(NRED * sizeof(T)); \
-        T *inp = (T *)shmem_malloc(NRED * sizeof(T));                                       \
-        T hv[NRED];                                                                         \
-        for (int rep = 0; rep < 3; ++rep) {                                                 \
-            for (size_t i = 0; i < NRED; ++i)                                               \
-                hv[i] = (T)(me + 1) * (T)(i % 50 + rep);                                    \
-            GT_H2D(src, hv, sizeof hv);                    \
-            GT_H2D(inp, hv, sizeof hv);                    \
-            shmem_barrier_all();                                                            \
-            k_red_##N<<<1, 256>>>(dst, src, inp, NRED);                                     \
-            GT_SYNC();                                                                      \
-            T want_f = (T)(npes * (npes + 1) / 2);                                          \
-            GT_CK(hipMemcpy(hv, dst, sizeof hv, hipMemcpyDeviceToHost));                    \
-            for (size_t i = 0; i < NRED; ++i)                                               \
-                GT_EXPECT(hv[i] == want_f * (T)(i % 50 + rep), #N " sum_reduce [%zu]", i);  \
-            GT_CK(hipMemcpy(hv, inp, sizeof hv, hipMemcpyDeviceToHost));                    \
-            for (size_t i = 0; i < NRED; ++i)                                               \
-                GT_EXPECT(hv[i] == want_f * (T)(i % 50 + rep), #N " in-place sum_reduce [%zu]", i); \
-            shmem_barrier_all();                                                            \
-        }                                                                                   \
-        shmem_free(inp);                                                                    \
-        shmem_free(src);                                                                    \
-        shmem_free(dst);                                                                    \
+#define RED_RUN(T, N)                                                                              \
+    {                                                                                              \
+        T *dst = (T *)shmem_malloc(NRED * sizeof(T)), *src = (T *)shmem_malloc(NRED * sizeof(T));  \
+        T *inp = (T *)shmem_malloc(NRED * sizeof(T));                                              \
+        T hv[NRED];                                                                                \
+        for (int rep = 0; rep < 3; ++rep) {                                                        \
+            for (size_t i = 0; i < NRED; ++i)                                                      \
+                hv[i] = (T)(me + 1) * (T)(i % 50 + rep);                                           \
+            GT_H2D(src, hv, sizeof hv);                                                            \
+            GT_H2D(inp, hv, sizeof hv);                                                            \
+            shmem_barrier_all();                                                                   \
+            k_red_##N<<<1, 256>>>(dst, src, inp, NRED);                                            \
+            GT_SYNC();                                                                             \
+            T want_f = (T)(npes * (npes + 1) / 2);                                                 \
+            GT_CK(hipMemcpy(hv, dst, sizeof hv, hipMemcpyDeviceToHost));                           \
+            for (size_t i = 0; i < NRED; ++i)                                                      \
+                GT_EXPECT(hv[i] == want_f * (T)(i % 50 + rep), #N " sum_reduce [%zu]", i);         \
+            GT_CK(hipMemcpy(hv, inp, sizeof hv, hipMemcpyDeviceToHost));                           \
+            for (size_t i = 0; i < NRED; ++i)                                                      \
+                GT_EXPECT(hv[i] == want_f * (T)(i % 50 + rep), #N " in-place sum_reduce [%zu]",    \
+                          i);                                                                      \
+            shmem_barrier_all();                                                                   \
+        }                                                                                          \
+        shmem_free(inp);                                                                           \
+        shmem_free(src);                                                                           \
+        shmem_free(dst);                                                                           \
     }
     RED_RUN(int, int)
     RED_RUN(long, long)

@@ -9,65 +9,65 @@ static __host__ __device__ int val(int pe, size_t i) { return (int)((pe * 37 + i
 
 /* One thread: all shapes of one type. Regions (NEL elements each):
  * 0 src, 1 put, 2 put_nbi, 3 p, 4 iput (stride 2: 2 * NEL), 6 get, 7 get_nbi, 8 g, 9 iget. */
-#define RMA_KERNEL(T, N)                                                                    \
-    __global__ void k_##N(T *b, int pe) {                                                   \
-        T *src = b;                                                                         \
-        shmem_##N##_put(b + 1 * NEL, src, NEL, pe);                                         \
-        shmem_##N##_put_nbi(b + 2 * NEL, src, NEL, pe);                                     \
-        for (size_t i = 0; i < NEL; ++i)                                                    \
-            shmem_##N##_p(b + 3 * NEL + i, src[i], pe);                                     \
-        shmem_##N##_iput(b + 4 * NEL, src, 2, 1, NEL, pe);                                  \
-        shmem_quiet();                                                                      \
-        shmem_barrier_all();                                                                \
-        shmem_##N##_get(b + 6 * NEL, src, NEL, pe);                                         \
-        shmem_##N##_get_nbi(b + 7 * NEL, src, NEL, pe);                                     \
-        for (size_t i = 0; i < NEL; ++i)                                                    \
-            b[8 * NEL + i] = shmem_##N##_g(src + i, pe);                                    \
-        shmem_##N##_iget(b + 9 * NEL, src, 1, 2, NEL / 2, pe);                              \
-        shmem_quiet();                                                                      \
+#define RMA_KERNEL(T, N)                                                                           \
+    __global__ void k_##N(T *b, int pe) {                                                          \
+        T *src = b;                                                                                \
+        shmem_##N##_put(b + 1 * NEL, src, NEL, pe);                                                \
+        shmem_##N##_put_nbi(b + 2 * NEL, src, NEL, pe);                                            \
+        for (size_t i = 0; i < NEL; ++i)                                                           \
+            shmem_##N##_p(b + 3 * NEL + i, src[i], pe);                                            \
+        shmem_##N##_iput(b + 4 * NEL, src, 2, 1, NEL, pe);                                         \
+        shmem_quiet();                                                                             \
+        shmem_barrier_all();                                                                       \
+        shmem_##N##_get(b + 6 * NEL, src, NEL, pe);                                                \
+        shmem_##N##_get_nbi(b + 7 * NEL, src, NEL, pe);                                            \
+        for (size_t i = 0; i < NEL; ++i)                                                           \
+            b[8 * NEL + i] = shmem_##N##_g(src + i, pe);                                           \
+        shmem_##N##_iget(b + 9 * NEL, src, 1, 2, NEL / 2, pe);                                     \
+        shmem_quiet();                                                                             \
     }
 #define SHMEMI_DEV_X RMA_KERNEL
 SHMEMI_RMA_TYPES(SHMEMI_DEV_FILTER)
 #undef SHMEMI_DEV_X
 
-#define RMA_RUN(T, N)                                                                       \
-    {                                                                                       \
-        T h[10 * NEL];                                                                      \
-        for (size_t i = 0; i < 10 * NEL; ++i)                                               \
-            h[i] = (T)0;                                                                    \
-        for (size_t i = 0; i < NEL; ++i)                                                    \
-            h[i] = (T)val(me, i);                                                           \
-        GT_H2D(buf, h, sizeof h);                          \
-        shmem_barrier_all();                                                                \
-        k_##N<<<1, 1>>>((T *)buf, right);                                                   \
-        GT_SYNC();                                                                          \
-        shmem_barrier_all();                                                                \
-        GT_CK(hipMemcpy(h, buf, sizeof h, hipMemcpyDeviceToHost));                          \
-        for (size_t i = 0; i < NEL; ++i) {                                                  \
-            GT_EXPECT(h[1 * NEL + i] == (T)val(left, i), #N " put [%zu]", i);               \
-            GT_EXPECT(h[2 * NEL + i] == (T)val(left, i), #N " put_nbi [%zu]", i);           \
-            GT_EXPECT(h[3 * NEL + i] == (T)val(left, i), #N " p [%zu]", i);                 \
-            GT_EXPECT(h[4 * NEL + 2 * i] == (T)val(left, i), #N " iput [%zu]", i);          \
-            GT_EXPECT(h[6 * NEL + i] == (T)val(right, i), #N " get [%zu]", i);              \
-            GT_EXPECT(h[7 * NEL + i] == (T)val(right, i), #N " get_nbi [%zu]", i);          \
-            GT_EXPECT(h[8 * NEL + i] == (T)val(right, i), #N " g [%zu]", i);                \
-            if (i < NEL / 2)                                                                \
-                GT_EXPECT(h[9 * NEL + i] == (T)val(right, 2 * i), #N " iget [%zu]", i);     \
-        }                                                                                   \
+#define RMA_RUN(T, N)                                                                              \
+    {                                                                                              \
+        T h[10 * NEL];                                                                             \
+        for (size_t i = 0; i < 10 * NEL; ++i)                                                      \
+            h[i] = (T)0;                                                                           \
+        for (size_t i = 0; i < NEL; ++i)                                                           \
+            h[i] = (T)val(me, i);                                                                  \
+        GT_H2D(buf, h, sizeof h);                                                                  \
+        shmem_barrier_all();                                                                       \
+        k_##N<<<1, 1>>>((T *)buf, right);                                                          \
+        GT_SYNC();                                                                                 \
+        shmem_barrier_all();                                                                       \
+        GT_CK(hipMemcpy(h, buf, sizeof h, hipMemcpyDeviceToHost));                                 \
+        for (size_t i = 0; i < NEL; ++i) {                                                         \
+            GT_EXPECT(h[1 * NEL + i] == (T)val(left, i), #N " put [%zu]", i);                      \
+            GT_EXPECT(h[2 * NEL + i] == (T)val(left, i), #N " put_nbi [%zu]", i);                  \
+            GT_EXPECT(h[3 * NEL + i] == (T)val(left, i), #N " p [%zu]", i);                        \
+            GT_EXPECT(h[4 * NEL + 2 * i] == (T)val(left, i), #N " iput [%zu]", i);                 \
+            GT_EXPECT(h[6 * NEL + i] == (T)val(right, i), #N " get [%zu]", i);                     \
+            GT_EXPECT(h[7 * NEL + i] == (T)val(right, i), #N " get_nbi [%zu]", i);                 \
+            GT_EXPECT(h[8 * NEL + i] == (T)val(right, i), #N " g [%zu]", i);                       \
+            if (i < NEL / 2)                                                                       \
+                GT_EXPECT(h[9 * NEL + i] == (T)val(right, 2 * i), #N " iget [%zu]", i);            \
+        }                                                                                          \
     }
 
 /* Sized and byte forms: region 0 source bytes, region 1.. destinations. */
-#define SIZED_KERNEL(B)                                                                     \
-    __global__ void k_sized##B(unsigned char *b, size_t bytes, int pe) {                    \
-        size_t n = bytes / (B / 8);                                                         \
-        shmem_put##B(b + bytes, b, n, pe);                                                  \
-        shmem_put##B##_nbi(b + 2 * bytes, b, n, pe);                                        \
-        shmem_iput##B(b + 3 * bytes, b, 1, 1, n, pe);                                       \
-        shmem_quiet();                                                                      \
-        shmem_barrier_all();                                                                \
-        shmem_get##B(b + 4 * bytes, b, n, pe);                                              \
-        shmem_get##B##_nbi(b + 5 * bytes, b, n, pe);                                        \
-        shmem_iget##B(b + 6 * bytes, b, 1, 1, n, pe);                                       \
+#define SIZED_KERNEL(B)                                                                            \
+    __global__ void k_sized##B(unsigned char *b, size_t bytes, int pe) {                           \
+        size_t n = bytes / (B / 8);                                                                \
+        shmem_put##B(b + bytes, b, n, pe);                                                         \
+        shmem_put##B##_nbi(b + 2 * bytes, b, n, pe);                                               \
+        shmem_iput##B(b + 3 * bytes, b, 1, 1, n, pe);                                              \
+        shmem_quiet();                                                                             \
+        shmem_barrier_all();                                                                       \
+        shmem_get##B(b + 4 * bytes, b, n, pe);                                                     \
+        shmem_get##B##_nbi(b + 5 * bytes, b, n, pe);                                               \
+        shmem_iget##B(b + 6 * bytes, b, 1, 1, n, pe);                                              \
     }
 SHMEMI_RMA_SIZES(SIZED_KERNEL)
 
@@ -146,24 +146,24 @@ int main(void) {
     {
         size_t bytes = 16 * 40;
         unsigned char h[7 * 16 * 40];
-#define SIZED_RUN(B)                                                                        \
-        memset(h, 0, sizeof h);                                                             \
-        for (size_t i = 0; i < bytes; ++i)                                                  \
-            h[i] = (unsigned char)val(me + B, i);                                           \
-        GT_H2D(buf, h, sizeof h);                          \
-        shmem_barrier_all();                                                                \
-        k_sized##B<<<1, 1>>>(buf, bytes, right);                                            \
-        GT_SYNC();                                                                          \
-        shmem_barrier_all();                                                                \
-        GT_CK(hipMemcpy(h, buf, sizeof h, hipMemcpyDeviceToHost));                          \
-        for (size_t i = 0; i < bytes; ++i) {                                                \
-            for (int r = 1; r <= 3; ++r)                                                    \
-                GT_EXPECT(h[r * bytes + i] == (unsigned char)val(left + B, i),              \
-                          "put%d shape %d byte %zu", B, r, i);                              \
-            for (int r = 4; r <= 6; ++r)                                                    \
-                GT_EXPECT(h[r * bytes + i] == (unsigned char)val(right + B, i),             \
-                          "get%d shape %d byte %zu", B, r, i);                              \
-        }
+#define SIZED_RUN(B)                                                                               \
+    memset(h, 0, sizeof h);                                                                        \
+    for (size_t i = 0; i < bytes; ++i)                                                             \
+        h[i] = (unsigned char)val(me + B, i);                                                      \
+    GT_H2D(buf, h, sizeof h);                                                                      \
+    shmem_barrier_all();                                                                           \
+    k_sized##B<<<1, 1>>>(buf, bytes, right);                                                       \
+    GT_SYNC();                                                                                     \
+    shmem_barrier_all();                                                                           \
+    GT_CK(hipMemcpy(h, buf, sizeof h, hipMemcpyDeviceToHost));                                     \
+    for (size_t i = 0; i < bytes; ++i) {                                                           \
+        for (int r = 1; r <= 3; ++r)                                                               \
+            GT_EXPECT(h[r * bytes + i] == (unsigned char)val(left + B, i),                         \
+                      "put%d shape %d byte %zu", B, r, i);                                         \
+        for (int r = 4; r <= 6; ++r)                                                               \
+            GT_EXPECT(h[r * bytes + i] == (unsigned char)val(right + B, i),                        \
+                      "get%d shape %d byte %zu", B, r, i);                                         \
+    }
         SHMEMI_RMA_SIZES(SIZED_RUN)
 #undef SIZED_RUN
     }
@@ -213,10 +213,13 @@ int main(void) {
             if (i >= 3)
                 GT_EXPECT(h[region + i] == (unsigned char)val(left, i), "putmem_wg byte %zu", i);
             if (i >= 1)
-                GT_EXPECT(h[2 * region + i] == (unsigned char)val(left, i), "putmem_nbi_wg byte %zu", i);
+                GT_EXPECT(h[2 * region + i] == (unsigned char)val(left, i),
+                          "putmem_nbi_wg byte %zu", i);
             if (i < len / sizeof(int) * sizeof(int)) {
-                GT_EXPECT(h[5 * region + i] == (unsigned char)val(left, i), "int_put_wg byte %zu", i);
-                GT_EXPECT(h[7 * region + i] == (unsigned char)val(right, i), "int_get_wg byte %zu", i);
+                GT_EXPECT(h[5 * region + i] == (unsigned char)val(left, i), "int_put_wg byte %zu",
+                          i);
+                GT_EXPECT(h[7 * region + i] == (unsigned char)val(right, i), "int_get_wg byte %zu",
+                          i);
             }
             GT_EXPECT(h[6 * region + i] == (unsigned char)val(right, i), "getmem_wg byte %zu", i);
         }
@@ -224,7 +227,8 @@ int main(void) {
         for (size_t i = 0; i < 64 * 1024; ++i) {
             GT_EXPECT(h[3 * region + i] == (unsigned char)val(left, i), "putmem_wave byte %zu", i);
             if (i >= 7)
-                GT_EXPECT(h[4 * region + i] == (unsigned char)val(left, i), "putmem_nbi_wave byte %zu", i);
+                GT_EXPECT(h[4 * region + i] == (unsigned char)val(left, i),
+                          "putmem_nbi_wave byte %zu", i);
             GT_EXPECT(h[8 * region + i] == (unsigned char)val(right, i), "getmem_wave byte %zu", i);
         }
         free(h);
@@ -248,8 +252,8 @@ int main(void) {
                 GT_EXPECT(hx[1 + pe] == 1000 + pe, "store through shmem_ptr from PE %d", pe);
         }
         GT_EXPECT(ho[npes] == 1, "shmem_ptr out of range is not NULL");
-        GT_EXPECT(ho[npes + 1] == me && ho[npes + 2] == npes, "device my_pe/n_pes %d/%d", ho[npes + 1],
-                  ho[npes + 2]);
+        GT_EXPECT(ho[npes + 1] == me && ho[npes + 2] == npes, "device my_pe/n_pes %d/%d",
+                  ho[npes + 1], ho[npes + 2]);
         GT_CK(hipFree(out));
     }
 

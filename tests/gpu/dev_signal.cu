@@ -46,29 +46,31 @@ __global__ void k_wait(long *iv, long *ack, long *out, int me) {
         size_t idx[4] = {9, 9, 9, 9};
         int status[4] = {0, 0, 1, 0};
         long cmpv[4] = {1, 1, 1, 7};
-        out[0] = (long)shmem_long_wait_until_any(iv, 4, NULL, SHMEM_CMP_EQ, 1);        /* 2 */
-        out[1] = (long)shmem_long_test_any(iv, 4, NULL, SHMEM_CMP_EQ, 1);              /* 2 */
-        out[2] = (long)shmem_long_test_some(iv, 4, idx, NULL, SHMEM_CMP_EQ, 1);        /* 1 */
-        out[3] = (long)idx[0];                                                          /* 2 */
-        out[4] = shmem_long_test_all(iv, 4, NULL, SHMEM_CMP_EQ, 1);                     /* 0 */
-        out[5] = (long)shmem_long_test_any(iv, 4, status, SHMEM_CMP_EQ, 1);            /* none */
-        out[6] = shmem_long_test(&iv[2], SHMEM_CMP_NE, 0);                              /* 1 */
+        out[0] = (long)shmem_long_wait_until_any(iv, 4, NULL, SHMEM_CMP_EQ, 1); /* 2 */
+        out[1] = (long)shmem_long_test_any(iv, 4, NULL, SHMEM_CMP_EQ, 1);       /* 2 */
+        out[2] = (long)shmem_long_test_some(iv, 4, idx, NULL, SHMEM_CMP_EQ, 1); /* 1 */
+        out[3] = (long)idx[0];                                                  /* 2 */
+        out[4] = shmem_long_test_all(iv, 4, NULL, SHMEM_CMP_EQ, 1);             /* 0 */
+        out[5] = (long)shmem_long_test_any(iv, 4, status, SHMEM_CMP_EQ, 1);     /* none */
+        out[6] = shmem_long_test(&iv[2], SHMEM_CMP_NE, 0);                      /* 1 */
         shmem_long_atomic_set(ack, 1, 0);
         shmem_long_wait_until_all(iv, 4, NULL, SHMEM_CMP_EQ, 1);
         out[7] = shmem_long_test_all(iv, 4, NULL, SHMEM_CMP_GE, 1);                     /* 1 */
         out[8] = (long)shmem_long_wait_until_some(iv, 4, idx, status, SHMEM_CMP_EQ, 1); /* 3 */
-        out[9] = (long)(idx[0] + idx[1] * 10 + idx[2] * 100);                          /* 310 */
+        out[9] = (long)(idx[0] + idx[1] * 10 + idx[2] * 100);                           /* 310 */
         shmem_long_atomic_set(ack, 2, 0);
         shmem_long_wait_until(&iv[3], SHMEM_CMP_GT, 1);
-        out[10] = iv[3];                                                                /* 7 */
+        out[10] = iv[3]; /* 7 */
         shmem_long_wait_until_all_vector(iv, 4, NULL, SHMEM_CMP_EQ, cmpv);
-        out[11] = shmem_long_test_all_vector(iv, 4, NULL, SHMEM_CMP_EQ, cmpv);          /* 1 */
+        out[11] = shmem_long_test_all_vector(iv, 4, NULL, SHMEM_CMP_EQ, cmpv); /* 1 */
         /* A wait whose comparisons can never hold would block for ever: test. */
-        out[12] = (long)shmem_long_test_any_vector(iv, 4, status, SHMEM_CMP_GT, cmpv); /* SIZE_MAX: none > */
+        out[12] = (long)shmem_long_test_any_vector(iv, 4, status, SHMEM_CMP_GT,
+                                                   cmpv); /* SIZE_MAX: none > */
         out[16] = (long)shmem_long_wait_until_any_vector(iv, 4, status, SHMEM_CMP_GE, cmpv); /* 0 */
-        out[13] = (long)shmem_long_test_some_vector(iv, 4, idx, NULL, SHMEM_CMP_LE, cmpv); /* 4 */
-        out[14] = (long)shmem_long_wait_until_some_vector(iv, 4, idx, status, SHMEM_CMP_EQ, cmpv); /* 3 */
-        out[15] = (long)shmem_long_test_any_vector(iv, 4, NULL, SHMEM_CMP_NE, cmpv);    /* none */
+        out[13] = (long)shmem_long_test_some_vector(iv, 4, idx, NULL, SHMEM_CMP_LE, cmpv);   /* 4 */
+        out[14] =
+            (long)shmem_long_wait_until_some_vector(iv, 4, idx, status, SHMEM_CMP_EQ, cmpv); /* 3 */
+        out[15] = (long)shmem_long_test_any_vector(iv, 4, NULL, SHMEM_CMP_NE, cmpv); /* none */
     }
 }
 
@@ -107,7 +109,8 @@ __global__ void k_order(unsigned char *data, size_t slice, uint64_t *sig, uint64
             __syncthreads();
             if (threadIdx.x == 0) {
                 if (bad)
-                    atomicAdd((unsigned long long *)&ack[1], (unsigned long long)bad); /* local tally */
+                    atomicAdd((unsigned long long *)&ack[1],
+                              (unsigned long long)bad); /* local tally */
                 shmem_uint64_atomic_add(ack, 1, 0);
             }
             /* Nobody may read round r + 1 data before every workgroup checked round r:
@@ -161,8 +164,23 @@ int main(void) {
         GT_SYNC();
         shmem_barrier_all();
         if (me == 1) {
-            long want[17] = {2, 2, 1, 2, 0, (long)SIZE_MAX, 1, 1, 3, 310, 7, 1, (long)SIZE_MAX, 4, 3,
-                             (long)SIZE_MAX, 0};
+            long want[17] = {2,
+                             2,
+                             1,
+                             2,
+                             0,
+                             (long)SIZE_MAX,
+                             1,
+                             1,
+                             3,
+                             310,
+                             7,
+                             1,
+                             (long)SIZE_MAX,
+                             4,
+                             3,
+                             (long)SIZE_MAX,
+                             0};
             GT_CK(hipMemcpy(ho, out, sizeof ho, hipMemcpyDeviceToHost));
             for (int i = 0; i < 17; ++i)
                 GT_EXPECT(ho[i] == want[i], "wait/test step %d: %ld, want %ld", i, ho[i], want[i]);

@@ -17,39 +17,39 @@
 #include "sdma/sdma.h"
 #include "gpu_test.h"
 
-#define FAIL(...)                                                                           \
-    do {                                                                                    \
-        fprintf(stderr, "engine_cuda: " __VA_ARGS__);                                       \
-        fprintf(stderr, "\n");                                                              \
-        ++gt_failures;                                                                      \
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "engine_cuda: " __VA_ARGS__);                                              \
+        fprintf(stderr, "\n");                                                                     \
+        ++gt_failures;                                                                             \
     } while (0)
-#define SD(call)                                                                            \
-    do {                                                                                    \
-        int sd_rc_ = (call);                                                                \
-        if (sd_rc_ != SDMA_OK) {                                                            \
-            fprintf(stderr, "engine_cuda: %s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call, \
-                    sdma_strerror(sd_rc_), sdma_last_error());                              \
-            exit(1);                                                                        \
-        }                                                                                   \
+#define SD(call)                                                                                   \
+    do {                                                                                           \
+        int sd_rc_ = (call);                                                                       \
+        if (sd_rc_ != SDMA_OK) {                                                                   \
+            fprintf(stderr, "engine_cuda: %s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,        \
+                    sdma_strerror(sd_rc_), sdma_last_error());                                     \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* Runtime calls (before any shmem_init: GT_CK would ask for the PE). */
-#define CK(call)                                                                            \
-    do {                                                                                    \
-        hipError_t ck_rc_ = (call);                                                         \
-        if (ck_rc_ != hipSuccess) {                                                         \
-            fprintf(stderr, "engine_cuda: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,      \
-                    hipGetErrorString(ck_rc_));                                             \
-            exit(2);                                                                        \
-        }                                                                                   \
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        hipError_t ck_rc_ = (call);                                                                \
+        if (ck_rc_ != hipSuccess) {                                                                \
+            fprintf(stderr, "engine_cuda: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,             \
+                    hipGetErrorString(ck_rc_));                                                    \
+            exit(2);                                                                               \
+        }                                                                                          \
     } while (0)
 
 /* A memset returns before it is done, and the engine copies on streams of its
  * own that nothing orders after it: zero, then wait. */
-#define ZERO(p, n)                                                                          \
-    do {                                                                                    \
-        CK(hipMemset((p), 0, (n)));                                                         \
-        CK(hipDeviceSynchronize());                                                         \
+#define ZERO(p, n)                                                                                 \
+    do {                                                                                           \
+        CK(hipMemset((p), 0, (n)));                                                                \
+        CK(hipDeviceSynchronize());                                                                \
     } while (0)
 
 #define NWAIT 12

@@ -43,14 +43,14 @@
 
 static int gt_failures;
 
-#define GT_CK(call)                                                                         \
-    do {                                                                                    \
-        hipError_t gt_rc_ = (call);                                                         \
-        if (gt_rc_ != hipSuccess) {                                                         \
-            fprintf(stderr, "[PE %d] %s:%d: %s: %s\n", shmem_my_pe(), __FILE__, __LINE__,   \
-                    #call, hipGetErrorString(gt_rc_));                                      \
-            shmem_global_exit(2);                                                           \
-        }                                                                                   \
+#define GT_CK(call)                                                                                \
+    do {                                                                                           \
+        hipError_t gt_rc_ = (call);                                                                \
+        if (gt_rc_ != hipSuccess) {                                                                \
+            fprintf(stderr, "[PE %d] %s:%d: %s: %s\n", shmem_my_pe(), __FILE__, __LINE__, #call,   \
+                    hipGetErrorString(gt_rc_));                                                    \
+            shmem_global_exit(2);                                                                  \
+        }                                                                                          \
     } while (0)
 
 /* The tests do not lean on the library's barriers to complete their own GPU
@@ -60,45 +60,45 @@ static int gt_failures;
 
 /* Host to GPU: a copy from pageable memory may return before its DMA lands,
  * and a peer's put after the next barrier must not be overwritten by it. */
-#define GT_H2D(dst, src, n)                                                                 \
-    do {                                                                                    \
-        GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyHostToDevice));                         \
-        GT_CK(hipDeviceSynchronize());                                                      \
+#define GT_H2D(dst, src, n)                                                                        \
+    do {                                                                                           \
+        GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyHostToDevice));                                \
+        GT_CK(hipDeviceSynchronize());                                                             \
     } while (0)
 
 /* Any copy (device to device, to a peer's heap through shmem_ptr): such a
  * copy returns before it is done. */
-#define GT_COPY(dst, src, n)                                                                \
-    do {                                                                                    \
-        GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyDefault));                              \
-        GT_CK(hipDeviceSynchronize());                                                      \
+#define GT_COPY(dst, src, n)                                                                       \
+    do {                                                                                           \
+        GT_CK(hipMemcpy((dst), (src), (n), hipMemcpyDefault));                                     \
+        GT_CK(hipDeviceSynchronize());                                                             \
     } while (0)
 
 /* A memset of device memory returns before it is done: a peer's atomic or put
  * after the next barrier would land before it and be wiped. */
-#define GT_MEMSET(dst, byte, n)                                                             \
-    do {                                                                                    \
-        GT_CK(hipMemset((dst), (byte), (n)));                                               \
-        GT_CK(hipDeviceSynchronize());                                                      \
+#define GT_MEMSET(dst, byte, n)                                                                    \
+    do {                                                                                           \
+        GT_CK(hipMemset((dst), (byte), (n)));                                                      \
+        GT_CK(hipDeviceSynchronize());                                                             \
     } while (0)
 
 /* Launch check: the launch itself, then the kernel's completion. */
-#define GT_SYNC()                                                                           \
-    do {                                                                                    \
-        GT_CK(hipGetLastError());                                                           \
-        GT_CK(hipDeviceSynchronize());                                                      \
+#define GT_SYNC()                                                                                  \
+    do {                                                                                           \
+        GT_CK(hipGetLastError());                                                                  \
+        GT_CK(hipDeviceSynchronize());                                                             \
     } while (0)
 
-#define GT_EXPECT(cond, ...)                                                                \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            if (gt_failures++ < 20) {                                                       \
-                fprintf(stderr, "[PE %d] %s:%d: check failed: %s: ", shmem_my_pe(),         \
-                        __FILE__, __LINE__, #cond);                                         \
-                fprintf(stderr, __VA_ARGS__);                                               \
-                fputc('\n', stderr);                                                        \
-            }                                                                               \
-        }                                                                                   \
+#define GT_EXPECT(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (gt_failures++ < 20) {                                                              \
+                fprintf(stderr, "[PE %d] %s:%d: check failed: %s: ", shmem_my_pe(), __FILE__,      \
+                        __LINE__, #cond);                                                          \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* Copy n bytes of device memory to a new host buffer (caller frees). */

@@ -74,7 +74,8 @@ int main(void) {
     GT_EXPECT(shmem_long_atomic_fetch(&ctr[0], me) == 50L * n, "atomic_add total %ld",
               shmem_long_atomic_fetch(&ctr[0], me));
     if (me == 0) {
-        GT_EXPECT(shmem_long_g(&ctr[1], 0) == 5L * n, "fetch_add total %ld", shmem_long_g(&ctr[1], 0));
+        GT_EXPECT(shmem_long_g(&ctr[1], 0) == 5L * n, "fetch_add total %ld",
+                  shmem_long_g(&ctr[1], 0));
         long w = shmem_long_g(&ctr[2], 0);
         GT_EXPECT(w >= 1 && w <= n, "compare_swap winner %ld", w);
     }

@@ -72,8 +72,8 @@ __global__ void k_rows(shmemx_plan_view_t *view, unsigned *b, int me, int chunk0
 __global__ void k_mark(shmemx_plan_view_t *view, int c) { shmemx_plan_mark_ready(view, c); }
 
 static int tile_chunks(int me, shmemx_region_t *regs, shmemx_chunk_t *chunks) {
-    shmemx_tiling_t t = {(size_t)me * M * N * sizeof(float), sizeof(float), N * sizeof(float),
-                         M, N, TR, TC};
+    shmemx_tiling_t t = {
+        (size_t)me * M * N * sizeof(float), sizeof(float), N * sizeof(float), M, N, TR, TC};
     return shmemx_plan_tiles(&t, NULL, 0, TILES_PER_CHUNK, WRITERS, regs, chunks);
 }
 
@@ -96,8 +96,8 @@ int main(void) {
     shmemx_plan_config_t cfg = SHMEMX_PLAN_CONFIG_INIT;
     cfg.timeout_s = 10.0;
     shmemx_plan_t p;
-    int rc = shmemx_plan_create(a, (size_t)npes * M * N * sizeof(float), chunks, (size_t)nch, &cfg,
-                                &p);
+    int rc =
+        shmemx_plan_create(a, (size_t)npes * M * N * sizeof(float), chunks, (size_t)nch, &cfg, &p);
     GT_EXPECT(rc == 0, "create (tiles): %s", shmemx_plan_errmsg(NULL));
     int c0 = shmemx_plan_chunk_id(p, me, 0);
     double t0 = now_s();
@@ -207,8 +207,10 @@ int main(void) {
         GT_EXPECT(rc == SHMEMX_PLAN_ETIMEDOUT, "missing fence: wait gave %d, expected ETIMEDOUT",
                   rc);
         printf("[PE 0] missing fence reported after %.2f s: %s\n", dt, shmemx_plan_errmsg(p));
-        GT_EXPECT(dt > 0.9 && dt < 2.5, "three queued rounds after the timeout took %.2f s "
-                  "(expected about one timeout)", dt);
+        GT_EXPECT(dt > 0.9 && dt < 2.5,
+                  "three queued rounds after the timeout took %.2f s "
+                  "(expected about one timeout)",
+                  dt);
         GT_EXPECT(shmemx_plan_wait(p, -1) == SHMEMX_PLAN_ESTATE, "returned twice");
     } else {
         GT_CK(hipStreamSynchronize(s));

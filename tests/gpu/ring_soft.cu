@@ -95,7 +95,8 @@ int main(void) {
     ring.wptr = &w_d->wptr;
     ring.doorbell = &w_d->doorbell;
 
-    k_enqueue<<<blocks, threads>>>(ring, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, errors);
+    k_enqueue<<<blocks, threads>>>(ring, (uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src,
+                                   errors);
     GT_SYNC();
     GT_CK(hipMemcpy(&herr, errors, sizeof herr, hipMemcpyDeviceToHost));
     GT_EXPECT(herr == 0, "%d lanes failed to enqueue", herr);

@@ -44,8 +44,7 @@ __global__ void k_fill(unsigned char *p, size_t n, unsigned seed) {
 }
 
 /* Counts the bytes of p that differ from the pattern of `seed`. */
-__global__ void k_check(const unsigned char *p, size_t n, unsigned seed,
-                        unsigned long long *bad) {
+__global__ void k_check(const unsigned char *p, size_t n, unsigned seed, unsigned long long *bad) {
     unsigned long long b = 0;
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
@@ -77,10 +76,10 @@ static unsigned long long read_bad(unsigned long long *bad) {
     return h;
 }
 
-#define OK(call)                                                                            \
-    do {                                                                                    \
-        int ok_rc_ = (call);                                                                \
-        GT_EXPECT(ok_rc_ == SHMEMX_STREAM_OK, "%s returned %d", #call, ok_rc_);             \
+#define OK(call)                                                                                   \
+    do {                                                                                           \
+        int ok_rc_ = (call);                                                                       \
+        GT_EXPECT(ok_rc_ == SHMEMX_STREAM_OK, "%s returned %d", #call, ok_rc_);                    \
     } while (0)
 
 int main(void) {

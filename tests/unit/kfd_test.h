@@ -20,21 +20,16 @@
 #define GFX90A_PCI "0000:29:00.0"
 #define GFX942_PCI "0000:a9:00.0"
 
-static inline double kt_now(void)
-{
+static inline double kt_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static inline void kt_sleep_ms(int ms)
-{
-    usleep((useconds_t)ms * 1000);
-}
+static inline void kt_sleep_ms(int ms) { usleep((useconds_t)ms * 1000); }
 
 /* An hsakmt engine on the GPU at pci (NULL: the first visible GPU, as before the fix). */
-static inline struct sdma_engine *kt_engine(const char *pci, int copy_2d)
-{
+static inline struct sdma_engine *kt_engine(const char *pci, int copy_2d) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e = NULL;
     char err[512];
@@ -50,8 +45,7 @@ static inline struct sdma_engine *kt_engine(const char *pci, int copy_2d)
 }
 
 /* Page-aligned host memory (not yet known to the driver). */
-static inline void *kt_pages(size_t bytes, int fill)
-{
+static inline void *kt_pages(size_t bytes, int fill) {
     void *p = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
     ck_assert_ptr_nonnull(p);
     memset(p, fill, bytes);
@@ -60,8 +54,7 @@ static inline void *kt_pages(size_t bytes, int fill)
 
 /* Submit raw dwords, bypassing the layer's address checks: what the engine did before it
  * classified memory (packets naming whatever the caller passed). */
-static inline void kt_raw(struct sdma_queue *q, const uint32_t *dw, size_t n)
-{
+static inline void kt_raw(struct sdma_queue *q, const uint32_t *dw, size_t n) {
     ck_assert_int_eq(sdma_queue_submit(q, dw, n), SDMA_OK);
 }
 
@@ -73,8 +66,7 @@ struct kt_raw {
     HsaQueueResource res;
 };
 
-static inline void kt_raw_setup(struct kt_raw *r, HSAuint32 node)
-{
+static inline void kt_raw_setup(struct kt_raw *r, HSAuint32 node) {
     HsaMemFlags f;
     HsaMemMapFlags mf;
     HsaSystemProperties sys;
@@ -91,31 +83,27 @@ static inline void kt_raw_setup(struct kt_raw *r, HSAuint32 node)
     ck_assert_int_eq(hsaKmtMapMemoryToGPUNodes(r->word, 4096, NULL, mf, 1, &r->node), 0);
 }
 
-static inline void kt_raw_queue(struct kt_raw *r)
-{
+static inline void kt_raw_queue(struct kt_raw *r) {
     ck_assert_int_eq(hsaKmtCreateQueue(r->node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM,
                                        r->ring, 4096, NULL, &r->res),
                      HSAKMT_STATUS_SUCCESS);
 }
 
 /* Publish the ring up to byte index `end`: the write pointer, then the doorbell. */
-static inline void kt_raw_publish(struct kt_raw *r, uint64_t end)
-{
+static inline void kt_raw_publish(struct kt_raw *r, uint64_t end) {
     __atomic_store_n(r->res.Queue_write_ptr_aql, end, __ATOMIC_RELEASE);
     __atomic_store_n(r->res.Queue_DoorBell_aql, end, __ATOMIC_RELEASE);
 }
 
 /* Wait up to 2 s for *w == v; returns the value seen last. */
-static inline uint32_t kt_wait_word(const uint32_t *w, uint32_t v)
-{
+static inline uint32_t kt_wait_word(const uint32_t *w, uint32_t v) {
     int i;
     for (i = 0; i < 2000 && __atomic_load_n(w, __ATOMIC_ACQUIRE) != v; i++)
         kt_sleep_ms(1);
     return __atomic_load_n(w, __ATOMIC_ACQUIRE);
 }
 
-static inline struct kfdm_stats kt_stats(void)
-{
+static inline struct kfdm_stats kt_stats(void) {
     struct kfdm_stats s;
     kfdm_get_stats(&s);
     return s;

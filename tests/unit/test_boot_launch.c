@@ -32,15 +32,13 @@ struct run {
     char dir[64];   /* where PEs wrote their pids */
 };
 
-static long ms_since(const struct timespec *t0)
-{
+static long ms_since(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-static int count_pid_files(const char *dir)
-{
+static int count_pid_files(const char *dir) {
     DIR *d = opendir(dir);
     struct dirent *e;
     int n = 0;
@@ -54,8 +52,7 @@ static int count_pid_files(const char *dir)
 }
 
 /* Alive and not a zombie. */
-static int pid_alive(int pid)
-{
+static int pid_alive(int pid) {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", pid);
     FILE *f = fopen(path, "r");
@@ -69,8 +66,7 @@ static int pid_alive(int pid)
 }
 
 /* Every PE that wrote its pid is gone within wait_ms. */
-static void assert_no_pes_left(const char *dir, int wait_ms)
-{
+static void assert_no_pes_left(const char *dir, int wait_ms) {
     DIR *d = opendir(dir);
     struct dirent *e;
     ck_assert_ptr_nonnull(d);
@@ -95,8 +91,7 @@ static void assert_no_pes_left(const char *dir, int wait_ms)
 static char made_dirs[32][64];
 static int n_made_dirs;
 
-static void remove_dirs(void)
-{
+static void remove_dirs(void) {
     for (int i = 0; i < n_made_dirs; i++) {
         DIR *d = opendir(made_dirs[i]);
         struct dirent *e;
@@ -116,8 +111,7 @@ static void remove_dirs(void)
 
 /* Run oshrun with args (NULL-terminated). When sig is non-zero, send it to
  * oshrun once `npes` PEs have written their pids. */
-static void run_oshrun(struct run *r, int sig, int npes, const char *const *args)
-{
+static void run_oshrun(struct run *r, int sig, int npes, const char *const *args) {
     const char *argv[64];
     char errpath[128];
     struct timespec t0;
@@ -172,21 +166,18 @@ static void run_oshrun(struct run *r, int sig, int npes, const char *const *args
     }
 }
 
-static void assert_err_has(const struct run *r, const char *what)
-{
+static void assert_err_has(const struct run *r, const char *what) {
     ck_assert_msg(strstr(r->err, what), "stderr lacks \"%s\":\n%s", what, r->err);
 }
 
-static void assert_err_has_one(const struct run *r, const char *a, const char *b)
-{
-    ck_assert_msg(strstr(r->err, a) || strstr(r->err, b), "stderr lacks \"%s\" and \"%s\":\n%s",
-                  a, b, r->err);
+static void assert_err_has_one(const struct run *r, const char *a, const char *b) {
+    ck_assert_msg(strstr(r->err, a) || strstr(r->err, b), "stderr lacks \"%s\" and \"%s\":\n%s", a,
+                  b, r->err);
 }
 
 #define RUN(r, ...) run_oshrun(r, 0, 0, (const char *const[]){__VA_ARGS__, NULL})
 
-START_TEST(all_ok)
-{
+START_TEST(all_ok) {
     struct run r;
     RUN(&r, "-np", "8", PROG_PATH);
     ck_assert_msg(r.status == 0, "status %d:\n%s", r.status, r.err);
@@ -195,8 +186,7 @@ START_TEST(all_ok)
 }
 END_TEST
 
-START_TEST(abort_status)
-{
+START_TEST(abort_status) {
     struct run r;
     RUN(&r, "-np", "4", PROG_PATH, "abort", "7", "2");
     ck_assert_int_eq(r.status, 7);
@@ -206,8 +196,7 @@ START_TEST(abort_status)
 }
 END_TEST
 
-START_TEST(segv_reported)
-{
+START_TEST(segv_reported) {
     struct run r;
     RUN(&r, "-np", "4", PROG_PATH, "segv", "1");
     ck_assert_int_eq(r.status, 128 + SIGSEGV);
@@ -218,8 +207,7 @@ START_TEST(segv_reported)
 }
 END_TEST
 
-START_TEST(exit_status)
-{
+START_TEST(exit_status) {
     struct run r;
     RUN(&r, "-np", "3", PROG_PATH, "exit", "3", "2");
     ck_assert_int_eq(r.status, 3);
@@ -229,8 +217,7 @@ START_TEST(exit_status)
 }
 END_TEST
 
-START_TEST(left_without_finalize)
-{
+START_TEST(left_without_finalize) {
     struct run r;
     RUN(&r, "-np", "3", PROG_PATH, "leave", "1");
     ck_assert_int_eq(r.status, 1);
@@ -253,8 +240,7 @@ END_TEST
 /* A PE that exits 0 without finalizing while the others wait for it
  * elsewhere than in the launcher (in shared memory): the launcher knows it
  * left, and that the others cannot finish without it. */
-START_TEST(vanished_without_finalize)
-{
+START_TEST(vanished_without_finalize) {
     struct run r;
     RUN(&r, "-np", "3", PROG_PATH, "vanish", "1");
     ck_assert_int_eq(r.status, 1);
@@ -265,8 +251,7 @@ START_TEST(vanished_without_finalize)
 }
 END_TEST
 
-START_TEST(allgather_mismatch)
-{
+START_TEST(allgather_mismatch) {
     struct run r;
     RUN(&r, "-np", "2", PROG_PATH, "mismatch");
     ck_assert_int_eq(r.status, 1);
@@ -275,8 +260,7 @@ START_TEST(allgather_mismatch)
 }
 END_TEST
 
-START_TEST(timeout)
-{
+START_TEST(timeout) {
     struct run r;
     RUN(&r, "--timeout", "1", "-np", "4", PROG_PATH, "hang");
     ck_assert_int_eq(r.status, 124);
@@ -288,8 +272,7 @@ START_TEST(timeout)
 END_TEST
 
 /* One PE left: "1 PE", not "1 PEs". */
-START_TEST(timeout_one_pe)
-{
+START_TEST(timeout_one_pe) {
     struct run r;
     RUN(&r, "--timeout", "0.5", "-np", "1", PROG_PATH, "hang");
     ck_assert_int_eq(r.status, 124);
@@ -297,8 +280,7 @@ START_TEST(timeout_one_pe)
 }
 END_TEST
 
-START_TEST(timeout_sigterm_ignored)
-{
+START_TEST(timeout_sigterm_ignored) {
     struct run r;
     /* PEs that ignore SIGTERM get SIGKILL. */
     RUN(&r, "--timeout=0.5", "-np", "2", PROG_PATH, "hang", "noterm");
@@ -308,8 +290,7 @@ START_TEST(timeout_sigterm_ignored)
 }
 END_TEST
 
-START_TEST(sigterm_forwarded)
-{
+START_TEST(sigterm_forwarded) {
     struct run r;
     run_oshrun(&r, SIGTERM, 4, (const char *const[]){"-np", "4", PROG_PATH, "hang", NULL});
     ck_assert_int_eq(r.status, 128 + SIGTERM);
@@ -318,8 +299,7 @@ START_TEST(sigterm_forwarded)
 }
 END_TEST
 
-START_TEST(sigint_forwarded_then_kill)
-{
+START_TEST(sigint_forwarded_then_kill) {
     struct run r;
     run_oshrun(&r, SIGINT, 2, (const char *const[]){"-np", "2", PROG_PATH, "hang", "noterm", NULL});
     ck_assert_int_eq(r.status, 128 + SIGINT);
@@ -327,8 +307,7 @@ START_TEST(sigint_forwarded_then_kill)
 }
 END_TEST
 
-START_TEST(no_orphans_when_oshrun_killed)
-{
+START_TEST(no_orphans_when_oshrun_killed) {
     struct run r;
     run_oshrun(&r, SIGKILL, 4, (const char *const[]){"-np", "4", PROG_PATH, "hang", NULL});
     ck_assert_int_eq(r.status, 1000 + SIGKILL);
@@ -336,8 +315,7 @@ START_TEST(no_orphans_when_oshrun_killed)
 }
 END_TEST
 
-START_TEST(missing_program)
-{
+START_TEST(missing_program) {
     struct run r;
     RUN(&r, "-np", "2", "/nonexistent/program");
     ck_assert_int_eq(r.status, 127);
@@ -348,8 +326,7 @@ START_TEST(missing_program)
 }
 END_TEST
 
-START_TEST(environment)
-{
+START_TEST(environment) {
     struct run r;
     setenv("TEST_BOOT_PASSED", "kept", 1);
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "8", 1);
@@ -361,8 +338,7 @@ START_TEST(environment)
 }
 END_TEST
 
-START_TEST(command_line)
-{
+START_TEST(command_line) {
     struct run r;
     RUN(&r, "--version");
     ck_assert_int_eq(r.status, 0);
@@ -382,8 +358,7 @@ START_TEST(command_line)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("boot_launch");
     TCase *tc = tcase_create("oshrun");
     tcase_set_timeout(tc, 90);

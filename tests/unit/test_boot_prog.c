@@ -28,26 +28,24 @@
 
 static struct boot *b;
 
-#define CHECK(cond, ...)                                                                        \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            fprintf(stderr, "[PE %d] test_boot_prog: %s:%d: ", b ? b->rank : -1, __FILE__,     \
-                    __LINE__);                                                                  \
-            fprintf(stderr, __VA_ARGS__);                                                       \
-            fprintf(stderr, "\n");                                                              \
-            exit(1);                                                                            \
-        }                                                                                       \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "[PE %d] test_boot_prog: %s:%d: ", b ? b->rank : -1, __FILE__,         \
+                    __LINE__);                                                                     \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 #define BOOT_CALL(call) CHECK((call) == 0, "%s: %s", #call, b->err)
 
-static unsigned char pattern(int rank, size_t i, int round)
-{
+static unsigned char pattern(int rank, size_t i, int round) {
     return (unsigned char)(rank * 131 + (int)i * 7 + round * 17 + 1);
 }
 
-static void check_allgather(size_t len, int round)
-{
+static void check_allgather(size_t len, int round) {
     unsigned char *in = malloc(len ? len : 1);
     unsigned char *out = malloc(len * (size_t)b->size + 1);
     CHECK(in && out, "out of memory");
@@ -65,8 +63,7 @@ static void check_allgather(size_t len, int round)
     free(out);
 }
 
-static void write_pid(void)
-{
+static void write_pid(void) {
     const char *dir = getenv("TEST_BOOT_PIDDIR");
     char path[4096];
     if (!dir)
@@ -78,13 +75,11 @@ static void write_pid(void)
     fclose(f);
 }
 
-static int arg_int(int argc, char **argv, int i, int dflt)
-{
+static int arg_int(int argc, char **argv, int i, int dflt) {
     return i < argc ? atoi(argv[i]) : dflt;
 }
 
-static void basic(void)
-{
+static void basic(void) {
     static const size_t lens[] = {0, 1, 8, 64, 300, 4096, 70000};
     int *ranks = malloc(sizeof(int) * (size_t)b->size);
     int lr[2] = {b->local_rank, b->local_size};
@@ -112,8 +107,7 @@ static void basic(void)
     free(lrs);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     char err[256];
     const char *mode = argc > 1 ? argv[1] : "basic";
 

@@ -16,13 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static void make_pair(int sv[2])
-{
-    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-}
+static void make_pair(int sv[2]) { ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0); }
 
-static long elapsed_ms(const struct timespec *t0)
-{
+static long elapsed_ms(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
@@ -30,8 +26,7 @@ static long elapsed_ms(const struct timespec *t0)
 
 /* ---- header ------------------------------------------------------------ */
 
-START_TEST(hdr_roundtrip)
-{
+START_TEST(hdr_roundtrip) {
     unsigned char buf[BOOT_PROTO_HDR_SIZE];
     struct boot_msg_hdr in = {.type = BOOT_MSG_ABORT, .arg = 0xdeadbeef, .len = 1234}, out;
 
@@ -47,8 +42,7 @@ START_TEST(hdr_roundtrip)
 }
 END_TEST
 
-START_TEST(hdr_rejects_bad)
-{
+START_TEST(hdr_rejects_bad) {
     unsigned char buf[BOOT_PROTO_HDR_SIZE], bad[BOOT_PROTO_HDR_SIZE];
     struct boot_msg_hdr h = {.type = BOOT_MSG_ALLGATHER, .arg = 0, .len = 100}, out = {0};
 
@@ -86,8 +80,7 @@ struct writer {
     int close_after; /* close fd when done */
 };
 
-static void *writer_main(void *arg)
-{
+static void *writer_main(void *arg) {
     struct writer *w = arg;
     sigset_t all;
     sigfillset(&all);
@@ -106,8 +99,7 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static unsigned char *frame(uint16_t type, uint32_t arg, size_t len, size_t *total)
-{
+static unsigned char *frame(uint16_t type, uint32_t arg, size_t len, size_t *total) {
     unsigned char *f = malloc(BOOT_PROTO_HDR_SIZE + len);
     struct boot_msg_hdr h = {.type = type, .arg = arg, .len = (uint32_t)len};
     boot_proto_hdr_encode(f, &h);
@@ -117,8 +109,7 @@ static unsigned char *frame(uint16_t type, uint32_t arg, size_t len, size_t *tot
     return f;
 }
 
-START_TEST(large_message_short_transfers)
-{
+START_TEST(large_message_short_transfers) {
     int sv[2], small = 4096;
     size_t len = 3u << 20, total;
     unsigned char *f = frame(BOOT_MSG_ALLGATHER, 0, len, &total);
@@ -145,14 +136,12 @@ START_TEST(large_message_short_transfers)
 END_TEST
 
 static volatile sig_atomic_t alarms;
-static void on_alarm(int sig)
-{
+static void on_alarm(int sig) {
     (void)sig;
     alarms++;
 }
 
-START_TEST(read_survives_eintr)
-{
+START_TEST(read_survives_eintr) {
     int sv[2];
     size_t total;
     unsigned char *f = frame(BOOT_MSG_BARRIER, 3, 2000, &total);
@@ -180,8 +169,7 @@ START_TEST(read_survives_eintr)
 }
 END_TEST
 
-START_TEST(truncated_and_closed)
-{
+START_TEST(truncated_and_closed) {
     int sv[2];
     size_t total;
     unsigned char *f = frame(BOOT_MSG_ALLGATHER, 0, 100, &total);
@@ -215,15 +203,15 @@ START_TEST(truncated_and_closed)
     /* Writing to a closed peer fails without SIGPIPE. */
     make_pair(sv);
     close(sv[1]);
-    ck_assert_int_eq(boot_proto_send(sv[0], BOOT_MSG_BARRIER, 0, NULL, 0, 1000), BOOT_PROTO_ERR_SYS);
+    ck_assert_int_eq(boot_proto_send(sv[0], BOOT_MSG_BARRIER, 0, NULL, 0, 1000),
+                     BOOT_PROTO_ERR_SYS);
     ck_assert_int_eq(errno, EPIPE);
     close(sv[0]);
     free(f);
 }
 END_TEST
 
-START_TEST(read_timeout)
-{
+START_TEST(read_timeout) {
     int sv[2];
     char c;
     struct timespec t0;
@@ -240,8 +228,7 @@ END_TEST
 
 /* ---- the launcher's incremental receiver ------------------------------- */
 
-START_TEST(rx_byte_by_byte)
-{
+START_TEST(rx_byte_by_byte) {
     int sv[2];
     size_t t1, t2;
     unsigned char *f1 = frame(BOOT_MSG_ALLGATHER, 1, 300, &t1);
@@ -300,8 +287,7 @@ END_TEST
 
 /* ---- bootstraps ----------------------------------------------------------- */
 
-static void set_local_env(int fd, int rank, int size)
-{
+static void set_local_env(int fd, int rank, int size) {
     char s[32];
     snprintf(s, sizeof s, "%d", fd);
     setenv(BOOT_ENV_FD, s, 1);
@@ -312,8 +298,7 @@ static void set_local_env(int fd, int rank, int size)
 }
 
 /* A fake launcher for a 2-PE job whose other PE contributes 0xab bytes. */
-static void *fake_launcher(void *arg)
-{
+static void *fake_launcher(void *arg) {
     int fd = *(int *)arg;
     struct boot_msg_hdr h;
     void *p;
@@ -336,8 +321,7 @@ static void *fake_launcher(void *arg)
     return NULL;
 }
 
-START_TEST(local_bootstrap)
-{
+START_TEST(local_bootstrap) {
     int sv[2];
     struct boot *b;
     char err[256];
@@ -363,8 +347,7 @@ START_TEST(local_bootstrap)
 }
 END_TEST
 
-START_TEST(local_bad_env)
-{
+START_TEST(local_bad_env) {
     struct boot *b = NULL;
     char err[256];
     int sv[2];
@@ -391,8 +374,7 @@ START_TEST(local_bad_env)
 }
 END_TEST
 
-START_TEST(self_bootstrap)
-{
+START_TEST(self_bootstrap) {
     struct boot *b;
     char err[256];
     int in = 42, out = 0;
@@ -414,8 +396,7 @@ START_TEST(self_bootstrap)
 }
 END_TEST
 
-START_TEST(self_abort_exits)
-{
+START_TEST(self_abort_exits) {
     struct boot *b;
     char err[256];
     unsetenv(BOOT_ENV_FD);
@@ -425,8 +406,7 @@ START_TEST(self_abort_exits)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("boot_proto");
     TCase *tc = tcase_create("proto");
     tcase_add_test(tc, hdr_roundtrip);

@@ -109,13 +109,13 @@ START_TEST(heap_layout_overflow) {
     ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX - page + 2, page, 0, 0, &user, &span),
                      SHMEMI_ALLOC_INVAL);
     /* Page-aligned, but the control areas wrap (2^64 - 64 KiB: a 64 KiB mapping). */
-    ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX - ((size_t)64 << 10) + 1, page, extra, align,
-                                        &user, &span),
-                     SHMEMI_ALLOC_INVAL);
+    ck_assert_int_eq(
+        shmemi_heap_layout(SIZE_MAX - ((size_t)64 << 10) + 1, page, extra, align, &user, &span),
+        SHMEMI_ALLOC_INVAL);
     /* Only the alignment wraps. */
-    ck_assert_int_eq(shmemi_heap_layout(SIZE_MAX - extra - align + 2 - page, page, extra, align,
-                                        &user, &span),
-                     SHMEMI_ALLOC_INVAL);
+    ck_assert_int_eq(
+        shmemi_heap_layout(SIZE_MAX - extra - align + 2 - page, page, extra, align, &user, &span),
+        SHMEMI_ALLOC_INVAL);
     ck_assert_uint_eq(user, 7);
     ck_assert_uint_eq(span, 7);
     /* The largest that fits. */

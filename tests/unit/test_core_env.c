@@ -96,7 +96,8 @@ END_TEST
 START_TEST(enums_keep_their_values) {
     static const struct {
         const char *name, *val;
-    } set[] = {{"SHMEM_COPY_ENGINE", "none"}, {"SHMEM_NBI_ENGINE", "never"},
+    } set[] = {{"SHMEM_COPY_ENGINE", "none"},
+               {"SHMEM_NBI_ENGINE", "never"},
                {"SHMEM_ENGINE_COPY_2D", "sw13"}};
     struct shmemi_config cfg;
     char err[256];
@@ -130,11 +131,11 @@ static const char *load_with(const char *name, const char *val) {
 }
 
 #define ACCEPTED(name, val) ck_assert_str_eq(load_with(name, val), "")
-#define REFUSED(name, val, why)                                                               \
-    do {                                                                                      \
-        const char *e_ = load_with(name, val);                                                \
-        ck_assert_msg(strstr(e_, name "=\"" val "\" is not valid") && strstr(e_, why),        \
-                      "%s=%s: \"%s\"", name, val, e_);                                        \
+#define REFUSED(name, val, why)                                                                    \
+    do {                                                                                           \
+        const char *e_ = load_with(name, val);                                                     \
+        ck_assert_msg(strstr(e_, name "=\"" val "\" is not valid") && strstr(e_, why),             \
+                      "%s=%s: \"%s\"", name, val, e_);                                             \
     } while (0)
 
 /* Every numeric setting refuses values outside its range, by name. */
@@ -198,8 +199,8 @@ static void report(const char *name, const char *best, void *arg) {
 }
 
 START_TEST(did_you_mean) {
-    char *envp[] = {"SHMEM_SYMETRIC_SIZE=1m", "SHMEM_DEBUG=1", "PATH=/bin", "SHMEM_LAUNCHER=mpirun",
-                    "SHMEM_COPYENGINE=soft", NULL};
+    char *envp[] = {"SHMEM_SYMETRIC_SIZE=1m", "SHMEM_DEBUG=1",         "PATH=/bin",
+                    "SHMEM_LAUNCHER=mpirun",  "SHMEM_COPYENGINE=soft", NULL};
     nseen = 0;
     shmemi_env_unknown(envp, report, NULL);
     ck_assert_int_eq(nseen, 2);

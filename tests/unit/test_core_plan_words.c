@@ -14,7 +14,7 @@ struct span {
 /* The arrays of w placed at base, with their lengths for N chunks and n PEs. */
 static size_t spans_of(const struct shmemi_plan_words *w, size_t N, size_t n, struct span *s) {
     size_t k = 0;
-#define SPAN(f, count)                                                                      \
+#define SPAN(f, count)                                                                             \
     s[k++] = (struct span){#f, (uintptr_t)w->f, (uintptr_t)w->f + (count) * sizeof(*w->f)}
     SPAN(marks, N);
     SPAN(gates, N);

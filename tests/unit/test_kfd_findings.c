@@ -7,8 +7,7 @@
 /* ------------------------------------------------------------------ finding 7 */
 
 /* A queue on e, with a and b (n bytes each) mapped for its GPU. */
-static struct sdma_queue *mapped_queue(struct sdma_engine *e, void *a, void *b, size_t n)
-{
+static struct sdma_queue *mapped_queue(struct sdma_engine *e, void *a, void *b, size_t n) {
     struct sdma_queue *q = NULL;
     ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "t", &q), SDMA_OK);
     ck_assert_int_eq(sdma_engine_map(e, a, n), SDMA_OK);
@@ -19,8 +18,7 @@ static struct sdma_queue *mapped_queue(struct sdma_engine *e, void *a, void *b, 
 /* LINEAR_SUB_WINDOW_LARGE is not an SDMA 4.4 packet: the engine used it by default on
  * gfx94x and the queue stopped there (a quiet that never ends). The default is now the
  * 13-dword sub-window on every gfx9; LARGE only on request. */
-START_TEST(test_f7_large_subwindow)
-{
+START_TEST(test_f7_large_subwindow) {
     enum { W = 96, H = 40, P = 128 };
     struct sdma_engine *before = kt_engine(GFX942_PCI, SDMA_COPY_2D_LARGE), *after;
     struct sdma_queue *q;
@@ -56,8 +54,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ finding 8 */
 
-static void fill_pattern(char *p, size_t n)
-{
+static void fill_pattern(char *p, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
         p[i] = (char)(i * 13 + 5);
@@ -67,8 +64,7 @@ static void fill_pattern(char *p, size_t n)
  * unaligned base in the packet as it was (with 1-byte elements): the queue stops. Now bases
  * are aligned down with the remainder in x, and pitches that are not dword multiples are
  * copied row by row. */
-START_TEST(test_f8_subwindow_alignment)
-{
+START_TEST(test_f8_subwindow_alignment) {
     struct sdma_engine *e = kt_engine(NULL, 0);
     struct sdma_queue *q;
     char *src = kt_pages(1 << 16, 0), *dst = kt_pages(1 << 16, 0), *ref = kt_pages(1 << 16, 0);
@@ -76,10 +72,10 @@ START_TEST(test_f8_subwindow_alignment)
     struct {
         size_t soff, doff, sp, dp, w, h;
     } cases[] = {
-        {1, 3, 40, 44, 33, 17},   /* unaligned bases, dword pitches: one packet, x remainders */
-        {2, 2, 64, 64, 60, 9},    /* 2-byte elements */
-        {1, 0, 37, 41, 30, 11},   /* pitches not dword multiples: rows */
-        {3, 1, 40, 40, 39, 5},    /* a row past its pitch after the remainder: rows */
+        {1, 3, 40, 44, 33, 17}, /* unaligned bases, dword pitches: one packet, x remainders */
+        {2, 2, 64, 64, 60, 9},  /* 2-byte elements */
+        {1, 0, 37, 41, 30, 11}, /* pitches not dword multiples: rows */
+        {3, 1, 40, 40, 39, 5},  /* a row past its pitch after the remainder: rows */
         {0, 0, 256, 512, 64, 100},
     };
     size_t c, r;
@@ -131,8 +127,7 @@ END_TEST
 /* A VM fault stops the queue; the driver tells only through a memory event. Without one (the
  * engine created none) the queue just stands still: a quiet ran into its 60 s timeout. The
  * engine now watches the event: the fault is reported at once, with the address. */
-START_TEST(test_f12_fault_reported)
-{
+START_TEST(test_f12_fault_reported) {
     struct sdma_engine *e;
     struct sdma_queue *q;
     char *good = kt_pages(4096, 0), *bad = kt_pages(4096, 0), msg[512], want[32];
@@ -175,8 +170,7 @@ START_TEST(test_f12_fault_reported)
     ck_assert_double_lt(kt_now() - t0, 5.0);
     ck_assert(sdma_queue_error(q, msg, sizeof msg));
     snprintf(want, sizeof want, "0x%llx", (unsigned long long)(uintptr_t)bad);
-    ck_assert_msg(strstr(msg, want) && strstr(msg, "GPU node 2") &&
-                      strstr(msg, "page not present"),
+    ck_assert_msg(strstr(msg, want) && strstr(msg, "GPU node 2") && strstr(msg, "page not present"),
                   "%s", msg);
     /* Every queue of the node stopped, later ones included; the layer says so at once. */
     {
@@ -197,8 +191,7 @@ END_TEST
 /* The topology snapshot is the process's, shared by every user of the thunk (HIP's runtime
  * on a shared libhsakmt). The engine's probe used to release it: the other user's next
  * call failed. The engine now never releases it. */
-START_TEST(test_f4_topology_shared)
-{
+START_TEST(test_f4_topology_shared) {
     HsaSystemProperties sys;
     HsaMemFlags f;
     void *p = NULL;
@@ -227,8 +220,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ finding 11 */
 
-START_TEST(test_f11_gfx12_refused)
-{
+START_TEST(test_f11_gfx12_refused) {
     struct sdma_engine *e = NULL;
     char err[512];
     ck_assert_int_eq(kfdm_set_topology("gfx=gfx1201,pci=0000:03:00.0,sdma=2"), 0);
@@ -242,8 +234,7 @@ START_TEST(test_f11_gfx12_refused)
 }
 END_TEST
 
-START_TEST(test_no_driver)
-{
+START_TEST(test_no_driver) {
     struct sdma_engine *e = NULL;
     char err[512];
     setenv("KFD_MODEL_ABSENT", "1", 1);
@@ -259,8 +250,7 @@ END_TEST
 
 /* Host-written rings and the words the host polls are system memory; kernel-written rings
  * the GPU's memory. Both used to be VRAM (NonPaged on the GPU node). */
-START_TEST(test_f6_ring_placement)
-{
+START_TEST(test_f6_ring_placement) {
     struct sdma_engine *e = kt_engine(NULL, 0);
     struct sdma_queue *host, *dev;
     struct sdma_queue_attr a;
@@ -292,8 +282,7 @@ END_TEST
 /* An ATOMIC on system memory needs PCIe atomics on the GPU's link to the CPU. Without them
  * it used to be sent anyway (the model faults it, as a root port without AtomicOps fails
  * it); now a SWAP becomes FENCEs (high word first) and an ADD is left to the caller. */
-START_TEST(test_f10_no_pcie_atomics)
-{
+START_TEST(test_f10_no_pcie_atomics) {
     struct sdma_engine *e, *ok;
     struct sdma_queue *q;
     uint64_t *w;
@@ -333,8 +322,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ queue budget */
 
-START_TEST(test_queue_budget)
-{
+START_TEST(test_queue_budget) {
     struct sdma_engine *e;
     struct sdma_queue *q[3];
     ck_assert_int_eq(kfdm_set_topology("gfx=90a,pci=0000:29:00.0,sdma=1,xgmi=1,qpe=1"), 0);
@@ -353,8 +341,7 @@ START_TEST(test_queue_budget)
 END_TEST
 
 /* Padding the ring end with zero dwords runs on firmware without burst NOPs. */
-START_TEST(test_ring_wrap_any_firmware)
-{
+START_TEST(test_ring_wrap_any_firmware) {
     struct sdma_engine *e;
     struct sdma_queue *q;
     uint32_t *w;
@@ -377,8 +364,7 @@ START_TEST(test_ring_wrap_any_firmware)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("kfd_findings");
     TCase *tc = tcase_create("findings");
     SRunner *sr;

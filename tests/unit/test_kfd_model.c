@@ -6,8 +6,7 @@
 
 /* ------------------------------------------------------------------ the model itself */
 
-START_TEST(test_copy_fence)
-{
+START_TEST(test_copy_fence) {
     struct sdma_engine *e = kt_engine(NULL, 0);
     struct sdma_queue *q;
     char *a = kt_pages(1 << 20, 0x5A), *b = kt_pages(1 << 20, 0);
@@ -33,8 +32,7 @@ START_TEST(test_copy_fence)
 END_TEST
 
 /* The write pointer in memory does not start a queue; the doorbell store does. */
-START_TEST(test_doorbell_starts_queue)
-{
+START_TEST(test_doorbell_starts_queue) {
     struct kt_raw r;
     HsaMemFlags f;
     HsaQueueResource res;
@@ -44,8 +42,8 @@ START_TEST(test_doorbell_starts_queue)
     f.ui32.HostAccess = 1;
     /* A ring not mapped for the GPU: KFD refuses it (kfd_queue_buffer_get). */
     ck_assert_int_eq(hsaKmtAllocMemory(1, 4096, f, (void **)&unmapped), HSAKMT_STATUS_SUCCESS);
-    ck_assert_int_ne(hsaKmtCreateQueue(1, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM,
-                                       unmapped, 4096, NULL, &res),
+    ck_assert_int_ne(hsaKmtCreateQueue(1, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, unmapped,
+                                       4096, NULL, &res),
                      HSAKMT_STATUS_SUCCESS);
     /* A ring size KFD does not take. */
     ck_assert_int_ne(hsaKmtCreateQueue(1, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_MAXIMUM, r.ring,
@@ -69,8 +67,7 @@ END_TEST
 /* A PE's device memory is mapped for its own GPU only. The engine used to open its queues on
  * the first GPU node whatever the PE's GPU: the packets fault there. By PCI location the
  * queues are on the PE's GPU. */
-START_TEST(test_f1_queue_on_the_pes_gpu)
-{
+START_TEST(test_f1_queue_on_the_pes_gpu) {
     HsaMemFlags f;
     char *vram = NULL, *host = kt_pages(65536, 0x11), msg[512];
     struct sdma_engine *before, *after;
@@ -132,8 +129,7 @@ END_TEST
 
 /* Without a PCI location (no HIP): the index counts the GPUs ROCR_VISIBLE_DEVICES and
  * HIP_VISIBLE_DEVICES leave, as ROCr and HIP number them; a bad location is an error. */
-START_TEST(test_f1_visible_devices)
-{
+START_TEST(test_f1_visible_devices) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e = NULL;
     char err[512];
@@ -169,8 +165,7 @@ END_TEST
 /* Host memory the driver does not know faults the queue: the engine used to hand any
  * pointer to the hardware. Now the convenience calls refuse it (nothing queued, the caller
  * copies) until it is mapped. */
-START_TEST(test_f2_host_memory_mapped)
-{
+START_TEST(test_f2_host_memory_mapped) {
     struct sdma_engine *e = kt_engine(NULL, 0);
     struct sdma_queue *q;
     char *src = kt_pages(8192, 0x77), *dst = kt_pages(8192, 0), msg[512];
@@ -206,8 +201,7 @@ END_TEST
 
 /* Memory someone else mapped (e.g. the GPU runtime's, on a shared libhsakmt) is reachable
  * without registering it again; unmapping ours never touches theirs. */
-START_TEST(test_f2_foreign_mapping)
-{
+START_TEST(test_f2_foreign_mapping) {
     struct sdma_engine *e = kt_engine(NULL, 0);
     char *p = kt_pages(16384, 1);
     HSAuint32 node = 1;
@@ -237,8 +231,7 @@ END_TEST
 
 /* CONST_FILL's count is 22 bits on SDMA 4.x: a bigger count loses its high bits. The layer
  * used to write fills in 1 GiB packets; an 8 MiB fill then filled 4 MiB. */
-START_TEST(test_f3_fill_count)
-{
+START_TEST(test_f3_fill_count) {
     const size_t big = 8u << 20;
     struct sdma_engine *e = kt_engine(NULL, 0);
     struct sdma_queue *q;
@@ -274,8 +267,7 @@ END_TEST
 /* A ring filled to exactly its size reads as empty to an engine comparing offsets: the
  * queue idles with work published. The reservation used to allow it; now the write index
  * stays strictly below a ring ahead. */
-START_TEST(test_f5_full_ring)
-{
+START_TEST(test_f5_full_ring) {
     struct kt_raw r;
     kt_raw_setup(&r, 1);
     kt_raw_queue(&r);
@@ -300,8 +292,7 @@ END_TEST
 
 /* Through the engine: a queue blocked on a gate fills until the layer refuses, and the
  * write index never reaches a ring ahead; opening the gate completes everything. */
-START_TEST(test_f5_engine_never_fills)
-{
+START_TEST(test_f5_engine_never_fills) {
     struct sdma_engine *e = kt_engine(NULL, 0);
     struct sdma_queue *q;
     uint32_t *gate = kt_pages(4096, 0), *out = gate + 64;
@@ -328,8 +319,7 @@ START_TEST(test_f5_engine_never_fills)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("kfd_model");
     TCase *tc = tcase_create("model");
     SRunner *sr;

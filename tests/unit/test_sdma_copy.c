@@ -8,8 +8,7 @@
 
 #include "sdma/copy.h"
 
-START_TEST(test_stream_matches_memcpy)
-{
+START_TEST(test_stream_matches_memcpy) {
     enum { MAX = 70000 };
     unsigned char *src = malloc(MAX + 128), *dst = malloc(MAX + 256);
     ck_assert_ptr_nonnull(src);
@@ -27,8 +26,8 @@ START_TEST(test_stream_matches_memcpy)
                         sdma_copy_down(dst + doff, src + so, n);
                     else
                         sdma_copy_stream(dst + doff, src + so, n);
-                    ck_assert_msg(!memcmp(dst + doff, src + so, n), "len %zu, offsets %zu/%zu",
-                                  n, so, doff);
+                    ck_assert_msg(!memcmp(dst + doff, src + so, n), "len %zu, offsets %zu/%zu", n,
+                                  so, doff);
                     /* Nothing written around the destination. */
                     for (size_t i = 0; i < doff; i++)
                         ck_assert_uint_eq(dst[i], 0xEE);
@@ -41,8 +40,7 @@ START_TEST(test_stream_matches_memcpy)
 }
 END_TEST
 
-START_TEST(test_threshold)
-{
+START_TEST(test_threshold) {
     ck_assert_uint_eq(sdma_copy_set_stream_min(4096), 4096);
     ck_assert_uint_eq(sdma_copy_stream_min, 4096);
     /* 0 means never: stored as the largest size. */
@@ -58,8 +56,7 @@ START_TEST(test_threshold)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("sdma_copy");
     TCase *tc = tcase_create("copy");
     tcase_add_test(tc, test_stream_matches_memcpy);

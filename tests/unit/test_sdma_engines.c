@@ -6,8 +6,7 @@
 
 #include "sdma/sdma.h"
 
-START_TEST(test_none)
-{
+START_TEST(test_none) {
     struct sdma_engine *e = (struct sdma_engine *)0x1;
     char err[256];
     ck_assert_int_eq(sdma_engine_open("none", NULL, &e, err, sizeof err), SDMA_ERR_DISABLED);
@@ -16,8 +15,7 @@ START_TEST(test_none)
 }
 END_TEST
 
-START_TEST(test_cuda_not_built)
-{
+START_TEST(test_cuda_not_built) {
     struct sdma_engine *e = NULL;
     char err[256];
     ck_assert_int_eq(sdma_engine_open("cuda", NULL, &e, err, sizeof err), SDMA_ERR_NOT_BUILT);
@@ -26,8 +24,7 @@ START_TEST(test_cuda_not_built)
 }
 END_TEST
 
-START_TEST(test_unknown)
-{
+START_TEST(test_unknown) {
     struct sdma_engine *e = NULL;
     char err[256];
     ck_assert_int_eq(sdma_engine_open("dma9000", NULL, &e, err, sizeof err), SDMA_ERR_INVAL);
@@ -35,8 +32,7 @@ START_TEST(test_unknown)
 }
 END_TEST
 
-START_TEST(test_hsakmt_unavailable)
-{
+START_TEST(test_hsakmt_unavailable) {
     struct sdma_engine *e = NULL;
     char err[256];
     int rc;
@@ -54,8 +50,7 @@ START_TEST(test_hsakmt_unavailable)
 }
 END_TEST
 
-START_TEST(test_auto_falls_back)
-{
+START_TEST(test_auto_falls_back) {
     struct sdma_engine *e = NULL;
     struct sdma_queue *q;
     static uint32_t w;
@@ -76,8 +71,7 @@ START_TEST(test_auto_falls_back)
 }
 END_TEST
 
-START_TEST(test_strerror)
-{
+START_TEST(test_strerror) {
     int c;
     for (c = 0; c >= SDMA_ERR_SYSTEM; c--)
         ck_assert_str_ne(sdma_strerror(c), "unknown status");
@@ -86,8 +80,7 @@ START_TEST(test_strerror)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("sdma_engines");
     TCase *tc = tcase_create("engines");
     SRunner *sr;

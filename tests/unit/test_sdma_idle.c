@@ -18,8 +18,7 @@
 #include "sdma/sdma.h"
 
 /* Total voluntary + involuntary switches of every thread but this one, and their count. */
-static long others(int *nthreads)
-{
+static long others(int *nthreads) {
     long sum = 0, me = syscall(SYS_gettid);
     int n = 0;
     DIR *d = opendir("/proc/self/task");
@@ -47,8 +46,7 @@ static long others(int *nthreads)
     return sum;
 }
 
-static void sleep_ms(int ms)
-{
+static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
     while (nanosleep(&ts, &ts))
         ;
@@ -56,8 +54,7 @@ static void sleep_ms(int ms)
 
 /* 1 when no other thread switched during a quiet half second (of three tries: a thread
  * still on its way to sleep may switch once after the phase before). */
-static int quiet_half_second(void)
-{
+static int quiet_half_second(void) {
     for (int i = 0; i < 3; i++) {
         int n;
         long a = others(&n);
@@ -68,16 +65,14 @@ static int quiet_half_second(void)
     return 0;
 }
 
-static struct sdma_engine *open_soft(const struct sdma_engine_config *cfg)
-{
+static struct sdma_engine *open_soft(const struct sdma_engine_config *cfg) {
     struct sdma_engine *e = NULL;
     char err[256];
     ck_assert_msg(sdma_engine_open("soft", cfg, &e, err, sizeof err) == SDMA_OK, "%s", err);
     return e;
 }
 
-START_TEST(test_lazy_start_and_idle)
-{
+START_TEST(test_lazy_start_and_idle) {
     int before, after;
     others(&before);
     struct sdma_engine *e = open_soft(NULL);
@@ -101,8 +96,7 @@ END_TEST
 static uint32_t wake_seq, wake_sleepers;
 
 /* What a writer of a polled word does (shmem/wait.c does it for the library). */
-static void store_and_wake(uint32_t *word, uint32_t v)
-{
+static void store_and_wake(uint32_t *word, uint32_t v) {
     __atomic_store_n(word, v, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&wake_sleepers, __ATOMIC_SEQ_CST)) {
         __atomic_fetch_add(&wake_seq, 1, __ATOMIC_SEQ_CST);
@@ -110,8 +104,7 @@ static void store_and_wake(uint32_t *word, uint32_t v)
     }
 }
 
-START_TEST(test_parked_poll_sleeps_until_woken)
-{
+START_TEST(test_parked_poll_sleeps_until_woken) {
     struct sdma_engine_config cfg = {0};
     cfg.wake_seq = &wake_seq;
     cfg.wake_sleepers = &wake_sleepers;
@@ -134,8 +127,7 @@ START_TEST(test_parked_poll_sleeps_until_woken)
 }
 END_TEST
 
-START_TEST(test_polls_by_callers)
-{
+START_TEST(test_polls_by_callers) {
     struct sdma_engine_config cfg = {0};
     cfg.polls_by_callers = 1;
     struct sdma_engine *e = open_soft(&cfg);
@@ -155,8 +147,7 @@ START_TEST(test_polls_by_callers)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("sdma_idle");
     TCase *tc = tcase_create("idle");
     tcase_set_timeout(tc, 60);

@@ -6,24 +6,20 @@
 
 #include "sdma/packets.h"
 
-#define CHECK_DW(buf, ...)                                                                   \
-    do {                                                                                     \
-        const uint32_t exp_[] = {__VA_ARGS__};                                               \
-        size_t i_;                                                                           \
-        for (i_ = 0; i_ < sizeof exp_ / sizeof exp_[0]; i_++)                                \
-            ck_assert_msg((buf)[i_] == exp_[i_], "DW%zu = 0x%08x, expected 0x%08x", i_,       \
-                          (buf)[i_], exp_[i_]);                                              \
+#define CHECK_DW(buf, ...)                                                                         \
+    do {                                                                                           \
+        const uint32_t exp_[] = {__VA_ARGS__};                                                     \
+        size_t i_;                                                                                 \
+        for (i_ = 0; i_ < sizeof exp_ / sizeof exp_[0]; i_++)                                      \
+            ck_assert_msg((buf)[i_] == exp_[i_], "DW%zu = 0x%08x, expected 0x%08x", i_, (buf)[i_], \
+                          exp_[i_]);                                                               \
     } while (0)
 
 static uint32_t dw[64];
 
-static void poison(void)
-{
-    memset(dw, 0xEE, sizeof dw);
-}
+static void poison(void) { memset(dw, 0xEE, sizeof dw); }
 
-START_TEST(test_nop)
-{
+START_TEST(test_nop) {
     poison();
     ck_assert_uint_eq(sdma_pkt_nop(dw, 1), 1);
     CHECK_DW(dw, 0x00000000);
@@ -38,8 +34,7 @@ START_TEST(test_nop)
 }
 END_TEST
 
-START_TEST(test_nop_max)
-{
+START_TEST(test_nop_max) {
     uint32_t *big = malloc(SDMA_NOP_MAX_DW * 4);
     ck_assert_uint_eq(sdma_pkt_nop(big, SDMA_NOP_MAX_DW), SDMA_NOP_MAX_DW);
     ck_assert_uint_eq(big[0], 0x3FFF0000u);
@@ -48,8 +43,7 @@ START_TEST(test_nop_max)
 }
 END_TEST
 
-START_TEST(test_copy_linear)
-{
+START_TEST(test_copy_linear) {
     poison();
     ck_assert_uint_eq(sdma_pkt_copy_linear(dw, 0x1122334455667788ull, 0x99AABBCCDDEEFF00ull, 4096),
                       7);
@@ -66,20 +60,17 @@ START_TEST(test_copy_linear)
 }
 END_TEST
 
-START_TEST(test_copy_2d_large)
-{
+START_TEST(test_copy_2d_large) {
     poison();
-    ck_assert_uint_eq(sdma_pkt_copy_2d(dw, 0x0000100000002000ull, 256, 0x0000300000004000ull,
-                                       512, 100, 7),
-                      20);
+    ck_assert_uint_eq(
+        sdma_pkt_copy_2d(dw, 0x0000100000002000ull, 256, 0x0000300000004000ull, 512, 100, 7), 20);
     CHECK_DW(dw, 0x00002401, 0x00004000, 0x00003000, 0, 0, 0, 0x000001FF, 0, 0, 0x00002000,
              0x00001000, 0, 0, 0, 0x000000FF, 0, 0, 0x00000063, 0x00000006, 0);
     ck_assert_uint_eq(dw[20], 0xEEEEEEEEu);
 }
 END_TEST
 
-START_TEST(test_copy_2d_sw13)
-{
+START_TEST(test_copy_2d_sw13) {
     /* Pitches and width multiples of 16, dword bases: element 16 bytes (log2 4); slice
      * pitches 0 for a 2D window (ROCr writes them so when rect_z is 1). */
     poison();
@@ -116,12 +107,10 @@ START_TEST(test_copy_2d_sw13)
 }
 END_TEST
 
-START_TEST(test_poll)
-{
+START_TEST(test_poll) {
     poison();
-    ck_assert_uint_eq(sdma_pkt_poll(dw, 0x0000123456789ABCull, 10, 0xFFFFFFFFu, SDMA_POLL_GE, 10,
-                                    0xFFF),
-                      6);
+    ck_assert_uint_eq(
+        sdma_pkt_poll(dw, 0x0000123456789ABCull, 10, 0xFFFFFFFFu, SDMA_POLL_GE, 10, 0xFFF), 6);
     CHECK_DW(dw, 0xD0000008, 0x56789ABC, 0x00001234, 0x0000000A, 0xFFFFFFFF, 0x0FFF000A);
     ck_assert_uint_eq(dw[6], 0xEEEEEEEEu);
     sdma_pkt_poll(dw, 0x1000, 0x1200, 0xFF00, SDMA_POLL_EQ, 1, 5);
@@ -140,12 +129,10 @@ START_TEST(test_poll)
 }
 END_TEST
 
-START_TEST(test_atomic)
-{
+START_TEST(test_atomic) {
     poison();
-    ck_assert_uint_eq(sdma_pkt_atomic(dw, 0x00007F0012345678ull, SDMA_ATOMIC_ADD64,
-                                      0x0000000100000002ull, 0),
-                      8);
+    ck_assert_uint_eq(
+        sdma_pkt_atomic(dw, 0x00007F0012345678ull, SDMA_ATOMIC_ADD64, 0x0000000100000002ull, 0), 8);
     CHECK_DW(dw, 0x5E00000A, 0x12345678, 0x00007F00, 0x00000002, 0x00000001, 0, 0, 0);
     ck_assert_uint_eq(dw[8], 0xEEEEEEEEu);
     sdma_pkt_atomic(dw, 0x1000, SDMA_ATOMIC_CMPSWAP32, 5, 0xAABBCCDD11223344ull);
@@ -173,8 +160,7 @@ START_TEST(test_atomic)
 }
 END_TEST
 
-START_TEST(test_atomic_codes)
-{
+START_TEST(test_atomic_codes) {
     ck_assert_int_eq(SDMA_ATOMIC_ADD32, 0x0F);
     ck_assert_int_eq(SDMA_ATOMIC_CMPSWAP32, 0x08);
     ck_assert_int_eq(SDMA_ATOMIC_SWAP32, 0x07);
@@ -189,8 +175,7 @@ START_TEST(test_atomic_codes)
 }
 END_TEST
 
-START_TEST(test_fence_trap_fill_ts)
-{
+START_TEST(test_fence_trap_fill_ts) {
     poison();
     ck_assert_uint_eq(sdma_pkt_fence(dw, 0x00000ABCDEF01234ull, 0xCAFEBABEu), 4);
     CHECK_DW(dw, 0x00000005, 0xDEF01234, 0x00000ABC, 0xCAFEBABE);
@@ -215,8 +200,7 @@ START_TEST(test_fence_trap_fill_ts)
 }
 END_TEST
 
-START_TEST(test_sizes)
-{
+START_TEST(test_sizes) {
     ck_assert_uint_eq(SDMA_COPY_LINEAR_DW, 7);
     ck_assert_uint_eq(SDMA_COPY_2D_DW, 20);
     ck_assert_uint_eq(SDMA_COPY_2D_SW13_DW, 13);
@@ -232,8 +216,7 @@ START_TEST(test_sizes)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("sdma_packets");
     TCase *tc = tcase_create("encoders");
     SRunner *sr;

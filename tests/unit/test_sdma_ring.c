@@ -15,18 +15,16 @@ struct fixture {
     uint32_t *mem;
 };
 
-static void fx_init(struct fixture *f, uint64_t size, uint32_t flags)
-{
+static void fx_init(struct fixture *f, uint64_t size, uint32_t flags) {
     memset(f, 0, sizeof *f);
     f->mem = aligned_alloc(64, size);
     memset(f->mem, 0xEE, size);
-    ck_assert_int_eq(sdma_ring_init(&f->r, f->mem, size, &f->ctl, &f->rptr, &f->wptr,
-                                    &f->doorbell, flags),
-                     SDMA_OK);
+    ck_assert_int_eq(
+        sdma_ring_init(&f->r, f->mem, size, &f->ctl, &f->rptr, &f->wptr, &f->doorbell, flags),
+        SDMA_OK);
 }
 
-START_TEST(test_init_args)
-{
+START_TEST(test_init_args) {
     struct fixture f;
     uint32_t mem[64];
     memset(&f, 0, sizeof f);
@@ -39,8 +37,7 @@ START_TEST(test_init_args)
 }
 END_TEST
 
-START_TEST(test_reserve_commit)
-{
+START_TEST(test_reserve_commit) {
     struct fixture f;
     struct sdma_ring_slot s = {0};
     fx_init(&f, 256, 0);
@@ -71,8 +68,7 @@ START_TEST(test_reserve_commit)
 }
 END_TEST
 
-START_TEST(test_wrap_padding)
-{
+START_TEST(test_wrap_padding) {
     struct fixture f;
     struct sdma_ring_slot s = {0};
     int i;
@@ -112,8 +108,7 @@ END_TEST
 
 /* The write index never gets a whole ring ahead of the read index: at exactly one ring the
  * two are equal modulo the ring and an engine comparing offsets sees it empty. */
-START_TEST(test_full)
-{
+START_TEST(test_full) {
     struct fixture f;
     struct sdma_ring_slot s = {0};
     fx_init(&f, 256, 0);
@@ -135,8 +130,7 @@ START_TEST(test_full)
 }
 END_TEST
 
-START_TEST(test_single_producer)
-{
+START_TEST(test_single_producer) {
     struct fixture f;
     struct sdma_ring_slot s = {0};
     int i;
@@ -161,8 +155,7 @@ END_TEST
 
 static struct fixture mp;
 
-static void *producer(void *arg)
-{
+static void *producer(void *arg) {
     uint32_t id = (uint32_t)(uintptr_t)arg;
     uint32_t i;
     for (i = 0; i < NPKT; i++) {
@@ -179,8 +172,7 @@ static void *producer(void *arg)
     return NULL;
 }
 
-START_TEST(test_multi_producer)
-{
+START_TEST(test_multi_producer) {
     pthread_t th[NPROD];
     uint32_t next[NPROD] = {0};
     uint64_t rd = 0, seen = 0, pkt_start = 0;
@@ -226,8 +218,7 @@ START_TEST(test_multi_producer)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("sdma_ring");
     TCase *tc = tcase_create("ring");
     SRunner *sr;

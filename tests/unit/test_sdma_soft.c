@@ -14,20 +14,15 @@
 static struct sdma_engine *eng;
 static struct sdma_queue *q;
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void sleep_ms(int ms)
-{
-    usleep((useconds_t)ms * 1000);
-}
+static void sleep_ms(int ms) { usleep((useconds_t)ms * 1000); }
 
-static struct sdma_engine *open_soft(const struct sdma_engine_config *cfg)
-{
+static struct sdma_engine *open_soft(const struct sdma_engine_config *cfg) {
     struct sdma_engine *e = NULL;
     char err[256];
     int rc = sdma_engine_open("soft", cfg, &e, err, sizeof err);
@@ -36,27 +31,23 @@ static struct sdma_engine *open_soft(const struct sdma_engine_config *cfg)
     return e;
 }
 
-static void setup(void)
-{
+static void setup(void) {
     eng = open_soft(NULL);
     ck_assert_int_eq(sdma_queue_open(eng, 1 << 16, "main", &q), SDMA_OK);
 }
 
-static void teardown(void)
-{
+static void teardown(void) {
     sdma_queue_close(q);
     sdma_engine_close(eng);
 }
 
-static void quiet(struct sdma_queue *qq)
-{
+static void quiet(struct sdma_queue *qq) {
     int rc = sdma_queue_quiet(qq, 10.0);
     ck_assert_msg(rc == SDMA_OK, "quiet: %s: %s", sdma_strerror(rc), sdma_last_error());
 }
 
 /* Wait (bounded) until the queue reports an error; return its message. */
-static int wait_error(struct sdma_queue *qq, char *msg, size_t len, double timeout)
-{
+static int wait_error(struct sdma_queue *qq, char *msg, size_t len, double timeout) {
     double t0 = now_s();
     while (!sdma_queue_error(qq, msg, len)) {
         if (now_s() - t0 > timeout)
@@ -68,8 +59,7 @@ static int wait_error(struct sdma_queue *qq, char *msg, size_t len, double timeo
 
 /* ---------------------------------------------------------------- copies */
 
-START_TEST(test_copy_linear)
-{
+START_TEST(test_copy_linear) {
     static const size_t sizes[] = {1, 3, 4, 7, 64, 4097, 65536 + 13, 1 << 20};
     size_t i;
     for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -92,8 +82,7 @@ START_TEST(test_copy_linear)
 }
 END_TEST
 
-START_TEST(test_copy_split)
-{
+START_TEST(test_copy_split) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e;
     struct sdma_queue *qq;
@@ -118,8 +107,7 @@ END_TEST
 
 /* 2D copy with unaligned edges; everything outside the window stays untouched. */
 static void check_2d(struct sdma_queue *qq, size_t sp, size_t dp, size_t w, size_t rows,
-                     size_t soff, size_t doff)
-{
+                     size_t soff, size_t doff) {
     size_t sbytes = sp * rows + soff + 64, dbytes = dp * rows + doff + 64, i, r, c;
     unsigned char *src = malloc(sbytes), *dst = malloc(dbytes);
     for (i = 0; i < sbytes; i++)
@@ -141,16 +129,14 @@ static void check_2d(struct sdma_queue *qq, size_t sp, size_t dp, size_t w, size
     free(dst);
 }
 
-START_TEST(test_copy_2d_large)
-{
+START_TEST(test_copy_2d_large) {
     check_2d(q, 37, 53, 29, 11, 3, 5);
     check_2d(q, 64, 64, 64, 16, 0, 0);
     check_2d(q, 4096, 100, 99, 33, 1, 7);
 }
 END_TEST
 
-START_TEST(test_copy_2d_sw13)
-{
+START_TEST(test_copy_2d_sw13) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e;
     struct sdma_queue *qq;
@@ -158,9 +144,9 @@ START_TEST(test_copy_2d_sw13)
     cfg.copy_2d = SDMA_COPY_2D_SW13;
     e = open_soft(&cfg);
     ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "sw13", &qq), SDMA_OK);
-    check_2d(qq, 37, 53, 29, 11, 3, 5);       /* 1-byte elements */
-    check_2d(qq, 64, 128, 48, 16, 16, 32);    /* 16-byte elements */
-    check_2d(qq, 8, 12, 4, 20000, 4, 0);      /* rows over 16384: two tiles */
+    check_2d(qq, 37, 53, 29, 11, 3, 5);         /* 1-byte elements */
+    check_2d(qq, 64, 128, 48, 16, 16, 32);      /* 16-byte elements */
+    check_2d(qq, 8, 12, 4, 20000, 4, 0);        /* rows over 16384: two tiles */
     check_2d(qq, 20000, 20000, 17000, 2, 0, 0); /* width over 16384 elements: two tiles */
     sdma_queue_close(qq);
     sdma_engine_close(e);
@@ -168,8 +154,7 @@ START_TEST(test_copy_2d_sw13)
 END_TEST
 
 /* LARGE sub-window with x/y offsets and depth, written as a raw packet. */
-START_TEST(test_copy_3d_raw)
-{
+START_TEST(test_copy_3d_raw) {
     unsigned char src[4 * 64], dst[4 * 64];
     uint32_t dw[SDMA_COPY_2D_DW];
     size_t i;
@@ -177,12 +162,12 @@ START_TEST(test_copy_3d_raw)
         src[i] = (unsigned char)i;
     memset(dst, 0, sizeof dst);
     sdma_pkt_copy_2d(dw, (uintptr_t)dst, 8, (uintptr_t)src, 16, 4, 2);
-    dw[3] = 2;  /* src_x */
-    dw[4] = 1;  /* src_y */
-    dw[7] = 64; /* src slice pitch */
-    dw[11] = 1; /* dst_x */
+    dw[3] = 2;   /* src_x */
+    dw[4] = 1;   /* src_y */
+    dw[7] = 64;  /* src slice pitch */
+    dw[11] = 1;  /* dst_x */
     dw[15] = 32; /* dst slice pitch */
-    dw[19] = 1; /* depth 2 */
+    dw[19] = 1;  /* depth 2 */
     ck_assert_int_eq(sdma_queue_submit(q, dw, SDMA_COPY_2D_DW), SDMA_OK);
     quiet(q);
     /* dst[z*32 + y*8 + 1 + x] = src[z*64 + (y+1)*16 + 2 + x] */
@@ -199,8 +184,7 @@ END_TEST
 /* ---------------------------------------------------------------- polls */
 
 /* A fence behind a poll: written only once the poll passes. */
-static void poll_case(int func, uint32_t mask, uint32_t ref, uint32_t fail_v, uint32_t pass_v)
-{
+static void poll_case(int func, uint32_t mask, uint32_t ref, uint32_t fail_v, uint32_t pass_v) {
     static uint32_t word, done;
     word = fail_v;
     done = 0;
@@ -214,8 +198,7 @@ static void poll_case(int func, uint32_t mask, uint32_t ref, uint32_t fail_v, ui
     ck_assert_uint_eq(done, 1);
 }
 
-START_TEST(test_poll_funcs)
-{
+START_TEST(test_poll_funcs) {
     static uint32_t word, done;
     poll_case(SDMA_POLL_LT, ~0u, 10, 10, 9);
     poll_case(SDMA_POLL_LE, ~0u, 10, 11, 10);
@@ -239,15 +222,13 @@ START_TEST(test_poll_funcs)
 END_TEST
 
 static int submit_poll(struct sdma_queue *qq, const uint32_t *addr, uint32_t ref, uint32_t mask,
-                       int func, uint16_t interval, uint16_t retry)
-{
+                       int func, uint16_t interval, uint16_t retry) {
     uint32_t dw[SDMA_POLL_DW];
     sdma_pkt_poll(dw, (uintptr_t)addr, ref, mask, func, interval, retry);
     return sdma_queue_submit(qq, dw, SDMA_POLL_DW);
 }
 
-START_TEST(test_poll_retry_zero)
-{
+START_TEST(test_poll_retry_zero) {
     static uint32_t word = 1, done;
     char msg[400];
     int rc;
@@ -263,8 +244,7 @@ START_TEST(test_poll_retry_zero)
 }
 END_TEST
 
-START_TEST(test_poll_retry_count)
-{
+START_TEST(test_poll_retry_count) {
     static uint32_t word = 1;
     char msg[400];
     double t0 = now_s(), dt;
@@ -277,8 +257,7 @@ START_TEST(test_poll_retry_count)
 }
 END_TEST
 
-START_TEST(test_poll_retry_satisfied)
-{
+START_TEST(test_poll_retry_satisfied) {
     static uint32_t word = 1, done;
     /* Up to 101 checks 10 ms apart; the word flips after 50 ms. */
     ck_assert_int_eq(submit_poll(q, &word, 5, ~0u, SDMA_POLL_EQ, 10000, 100), SDMA_OK);
@@ -291,8 +270,7 @@ START_TEST(test_poll_retry_satisfied)
 }
 END_TEST
 
-START_TEST(test_poll_deadline)
-{
+START_TEST(test_poll_deadline) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e;
     struct sdma_queue *qq;
@@ -324,8 +302,7 @@ START_TEST(test_poll_deadline)
 END_TEST
 
 /* A blocked poll does not hold up the other queues of the engine. */
-START_TEST(test_poll_other_queues)
-{
+START_TEST(test_poll_other_queues) {
     static uint32_t gate, done;
     struct sdma_queue *q2;
     char a[256], b[256];
@@ -349,8 +326,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- atomics, fence, misc */
 
-START_TEST(test_atomics)
-{
+START_TEST(test_atomics) {
     static uint32_t w32;
     static uint64_t w64;
     w32 = 5;
@@ -364,9 +340,8 @@ START_TEST(test_atomics)
     quiet(q);
     ck_assert_uint_eq(w32, 8);
     ck_assert_int_eq(sdma_atomic(q, &w32, SDMA_ATOMIC_CMPSWAP32, 100, 8), SDMA_OK);
-    ck_assert_int_eq(sdma_atomic(q, &w64, SDMA_ATOMIC_CMPSWAP64_NORET, 0x123456789ull,
-                                 0x100000000ull),
-                     SDMA_OK);
+    ck_assert_int_eq(
+        sdma_atomic(q, &w64, SDMA_ATOMIC_CMPSWAP64_NORET, 0x123456789ull, 0x100000000ull), SDMA_OK);
     quiet(q);
     ck_assert_uint_eq(w32, 100);
     ck_assert_uint_eq(w64, 0x123456789ull);
@@ -382,8 +357,7 @@ START_TEST(test_atomics)
 }
 END_TEST
 
-START_TEST(test_fence_mark)
-{
+START_TEST(test_fence_mark) {
     static uint32_t f;
     uint64_t m1, m2;
     ck_assert_int_eq(sdma_fence(q, &f, 0xDEADBEEF), SDMA_OK);
@@ -403,16 +377,14 @@ END_TEST
 static struct sdma_queue *trap_q;
 static uint32_t trap_ctx, trap_count;
 
-static void on_trap(void *arg, struct sdma_queue *qq, uint32_t context)
-{
+static void on_trap(void *arg, struct sdma_queue *qq, uint32_t context) {
     ck_assert_ptr_eq(arg, &trap_count);
     trap_q = qq;
     trap_ctx = context;
     __atomic_fetch_add(&trap_count, 1, __ATOMIC_RELEASE);
 }
 
-START_TEST(test_trap)
-{
+START_TEST(test_trap) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e;
     struct sdma_queue *qq;
@@ -432,8 +404,7 @@ START_TEST(test_trap)
 }
 END_TEST
 
-START_TEST(test_const_fill)
-{
+START_TEST(test_const_fill) {
     unsigned char buf[5000];
     size_t i;
     memset(buf, 0xEE, sizeof buf);
@@ -464,8 +435,7 @@ START_TEST(test_const_fill)
 }
 END_TEST
 
-START_TEST(test_timestamp)
-{
+START_TEST(test_timestamp) {
     static uint64_t ts[8] __attribute__((aligned(32)));
     struct timespec t;
     uint64_t before;
@@ -482,8 +452,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- malformed streams */
 
-static void expect_error(const uint32_t *dw, size_t ndw, const char *needle)
-{
+static void expect_error(const uint32_t *dw, size_t ndw, const char *needle) {
     struct sdma_queue *bad, *good;
     static uint32_t done;
     char msg[400], a[64], b[64];
@@ -496,8 +465,7 @@ static void expect_error(const uint32_t *dw, size_t ndw, const char *needle)
     rc = sdma_fence(bad, &done, 2); /* the engine may have stopped the queue already */
     ck_assert_msg(rc == SDMA_OK || rc == SDMA_ERR_QUEUE, "%s", sdma_strerror(rc));
     ck_assert_int_eq(wait_error(bad, msg, sizeof msg, 5.0), 1);
-    ck_assert_msg(strstr(msg, "'bad'") && strstr(msg, "byte offset 16") &&
-                      strstr(msg, needle),
+    ck_assert_msg(strstr(msg, "'bad'") && strstr(msg, "byte offset 16") && strstr(msg, needle),
                   "%s", msg);
     ck_assert_uint_eq(done, 1); /* ran up to the bad packet, nothing after */
     ck_assert_int_eq(sdma_queue_quiet(bad, 1.0), SDMA_ERR_QUEUE);
@@ -511,8 +479,7 @@ static void expect_error(const uint32_t *dw, size_t ndw, const char *needle)
     sdma_queue_close(good);
 }
 
-START_TEST(test_malformed)
-{
+START_TEST(test_malformed) {
     uint32_t dw[SDMA_PKT_MAX_DW];
     static uint32_t word;
     memset(dw, 0, sizeof dw);
@@ -552,8 +519,7 @@ END_TEST
 
 /* ---------------------------------------------------------------- ring use */
 
-START_TEST(test_full_ring)
-{
+START_TEST(test_full_ring) {
     struct sdma_engine_config cfg;
     struct sdma_engine *e;
     struct sdma_queue *qq;
@@ -570,8 +536,7 @@ START_TEST(test_full_ring)
     for (i = 0; i < 1000 && rc == SDMA_OK; i++)
         rc = sdma_fence(qq, &x, (uint32_t)i);
     ck_assert_int_eq(rc, SDMA_ERR_NO_RESOURCE);
-    ck_assert_msg(strstr(sdma_last_error(), "TEST_RING_BYTES") &&
-                      strstr(sdma_last_error(), "4096"),
+    ck_assert_msg(strstr(sdma_last_error(), "TEST_RING_BYTES") && strstr(sdma_last_error(), "4096"),
                   "%s", sdma_last_error());
     ck_assert_int_eq(sdma_queue_reserve(qq, SDMA_FENCE_DW, &s), SDMA_ERR_NO_RESOURCE);
     __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
@@ -588,8 +553,7 @@ END_TEST
 static uint64_t counter;
 static uint32_t per_thread[NT];
 
-static void *mp_thread(void *arg)
-{
+static void *mp_thread(void *arg) {
     uint32_t id = (uint32_t)(uintptr_t)arg, i;
     for (i = 0; i < NOPS; i++) {
         ck_assert_int_eq(sdma_atomic(q, &counter, SDMA_ATOMIC_ADD64_NORET, 1, 0), SDMA_OK);
@@ -599,8 +563,7 @@ static void *mp_thread(void *arg)
     return NULL;
 }
 
-START_TEST(test_multi_producer)
-{
+START_TEST(test_multi_producer) {
     pthread_t th[NT];
     int i;
     counter = 0;
@@ -617,8 +580,7 @@ START_TEST(test_multi_producer)
 END_TEST
 
 /* Raw chain: POLL gate -> COPY -> ATOMIC -> FENCE in one reservation. */
-START_TEST(test_raw_chain)
-{
+START_TEST(test_raw_chain) {
     static uint32_t gate, done;
     static uint64_t arrived;
     char src[100], dst[100];
@@ -648,8 +610,7 @@ END_TEST
 /* A caller-provided ring written by a producer that never wakes the engine (as a GPU
  * kernel would, declared with SDMA_QUEUE_GPU_PRODUCER): the engine finds the doorbell by
  * itself. */
-START_TEST(test_caller_ring)
-{
+START_TEST(test_caller_ring) {
     static struct sdma_ring_ctl ctl;
     static volatile uint64_t rptr, wptr, doorbell;
     static uint32_t done;
@@ -689,8 +650,7 @@ START_TEST(test_caller_ring)
 }
 END_TEST
 
-START_TEST(test_many_queues)
-{
+START_TEST(test_many_queues) {
     enum { N = 200 };
     struct sdma_queue *qs[N];
     static uint32_t words[N];
@@ -709,8 +669,7 @@ START_TEST(test_many_queues)
 }
 END_TEST
 
-START_TEST(test_args)
-{
+START_TEST(test_args) {
     struct sdma_queue *qq;
     ck_assert_int_eq(sdma_queue_open(eng, 1000, "x", &qq), SDMA_ERR_INVAL);
     ck_assert_int_eq(sdma_poll(q, NULL, 0, 0, SDMA_POLL_EQ), SDMA_ERR_INVAL);
@@ -722,8 +681,7 @@ START_TEST(test_args)
 }
 END_TEST
 
-int main(void)
-{
+int main(void) {
     Suite *s = suite_create("sdma_soft");
     TCase *tc = tcase_create("soft");
     SRunner *sr;

@@ -131,9 +131,8 @@ int main(int argc, char **argv) {
     /* Stream-ordered puts (host API on a stream), PE 0 -> PE 1. */
     for (size_t size = o.min_size; size <= o.max_size; size *= o.factor) {
         if (me == 0 && size >= ((size_t)1 << 20)) {
-            double sec = time_on_stream(o, st, e0, e1, t, [&] {
-                nvshmemx_putmem_on_stream(dst, src, size, 1, st);
-            });
+            double sec = time_on_stream(o, st, e0, e1, t,
+                                        [&] { nvshmemx_putmem_on_stream(dst, src, size, 1, st); });
             gb_csv("nvshmem_stream_put_bw", size, "bw_on_stream",
                    (double)size * (double)o.iters / sec / 1e9, "GB/s");
         }
@@ -168,10 +167,9 @@ int main(int argc, char **argv) {
             }
         }
         if (me == 0) {
-            gb_csv("nvshmem_stream_barrier", 0, "host_per_call", gb_median(host_us, o.reps),
+            gb_csv("nvshmem_stream_barrier", 0, "host_per_call", gb_median(host_us, o.reps), "us");
+            gb_csv("nvshmem_stream_barrier", 0, "stream_per_barrier", gb_median(stream_us, o.reps),
                    "us");
-            gb_csv("nvshmem_stream_barrier", 0, "stream_per_barrier",
-                   gb_median(stream_us, o.reps), "us");
         }
     }
 
