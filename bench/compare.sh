@@ -23,8 +23,9 @@
 # --fabric PROV compares the two over a fabric on this machine instead: ours
 # with every PE reached through libfabric's PROV provider (SHMEM_FORCE_FABRIC=1;
 # tcp on the loopback interface), the peer through UCX's matching transport
-# (tcp on lo, or sm), the micro-benchmarks only (latency, bandwidth up to 1 MiB,
-# AMOs, barrier, message rate, collectives). Set SHMEM_LAUNCHER, SHMEM_MPIRUN
+# (tcp on lo, with its MPI layer's collectives on tcp too; or sm), the
+# micro-benchmarks only (latency, bandwidth, AMOs, barrier, message rate,
+# collectives). Set SHMEM_LAUNCHER, SHMEM_MPIRUN
 # and THEIRS_OSHRUN to run across hosts (tests/multihost/netns.sh).
 #
 # Environment (defaults in brackets):
@@ -86,7 +87,9 @@ cflags=${BENCH_CFLAGS:--O2 -std=gnu11}
 case "$fabric" in
 tcp)
     ours_flags="$ours_flags -x SHMEM_FORCE_FABRIC=1 -x SHMEM_OFI_PROVIDER=tcp -x SHMEM_OFI_DOMAIN=lo"
-    theirs_mca="$theirs_mca -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo" ;;
+    # The MPI layer under OSHMEM too (its collectives): tcp on lo, not shared memory.
+    theirs_mca="$theirs_mca -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo --mca btl self,tcp"
+    theirs_mca="$theirs_mca --mca btl_tcp_if_include lo" ;;
 shm)
     ours_flags="$ours_flags -x SHMEM_FORCE_FABRIC=1 -x SHMEM_OFI_PROVIDER=shm"
     theirs_mca="$theirs_mca -x UCX_TLS=sm,self" ;;
