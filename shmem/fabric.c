@@ -5,21 +5,7 @@
  * SHMEM_OFI_PROVIDER names (SHMEM_OFI_DOMAIN: its domain). Every PE must get
  * the same provider: the exchange checks it.
  *
- * Registration (what the provider's FI_MR_* modes ask):
- *   FI_MR_VIRT_ADDR  remote addresses are the target's virtual addresses;
- *                    without it, offsets from the start of the registration
- *   FI_MR_PROV_KEY   the provider picks the keys; without it, we do (1, 2, 3
- *                    for the host heap, the data segment, the device heap)
- *   FI_MR_ALLOCATED  only allocated memory: the heaps and the data segment
- *                    are mapped before they are registered
- *   FI_MR_LOCAL      local buffers need a descriptor: the heaps and the data
- *                    segment have one; any other buffer goes through the
- *                    endpoint's registered bounce buffer
- *   FI_MR_ENDPOINT   registrations bind to the main endpoint, and contexts
- *                    initiate through it too
- *   FI_MR_HMEM       (GPU builds) the device heap is registered with its
- *                    interface (FI_HMEM_CUDA / FI_HMEM_ROCR) where the
- *                    provider has FI_HMEM; else it is staged (fabric_am.c)
+ * Registration: what the provider's FI_MR_* modes ask (shmem/fabric.h).
  *
  * Progress: most providers over sockets or shared memory (tcp;ofi_rxm, shm)
  * move data only inside libfabric calls, on both sides of a transfer: a
@@ -105,6 +91,7 @@ static struct {
 #define PROG_STEP_ASIDE_US 200
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+static long open_eps; /* contexts' own endpoints (under ep_lock) */
 
 static double now_s(void) {
     struct timespec ts;
@@ -510,11 +497,16 @@ struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
         return e;
     pthread_mutex_lock(&ep_lock);
     e = c->fabric;
+    /* Past SHMEM_OFI_CTX_ENDPOINTS, contexts share the PE's endpoint: their
+     * quiet then also waits for the others' transfers (still correct). */
+    if (!e && open_eps >= shmemi.cfg.OFI_CTX_ENDPOINTS)
+        e = &shmemi_fab.main;
     if (!e) {
         e = calloc(1, sizeof(*e));
         int rc = e ? ep_open(e, 0) : -FI_ENOMEM;
         if (rc)
             shmemi_fab_fail(rc, "opening a context's endpoint", -1, fn);
+        open_eps++;
         /* Release: the endpoint is set up before another thread uses it. */
         __atomic_store_n((struct fab_ep **)&c->fabric, e, __ATOMIC_RELEASE);
     }
@@ -524,11 +516,14 @@ struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
 
 void shmemi_fab_ctx_free(struct shmemi_ctx *c) {
     struct fab_ep *e = c->fabric;
-    if (!e)
+    c->fabric = NULL;
+    if (!e || e == &shmemi_fab.main)
         return;
     ep_close(e);
     free(e);
-    c->fabric = NULL;
+    pthread_mutex_lock(&ep_lock);
+    open_eps--;
+    pthread_mutex_unlock(&ep_lock);
 }
 
 /* -------------------------------------------------------- registration */

@@ -11,10 +11,28 @@
  * One RDM endpoint per PE (the main one: the target of every peer's
  * transfers, the initiator of the default context's) and one more per
  * context that initiates fabric transfers (its own completion counter, so
- * that its quiet waits for its own transfers only). Every transfer counts
+ * that its quiet waits for its own transfers only), up to
+ * SHMEM_OFI_CTX_ENDPOINTS; later contexts share the main one. Every transfer counts
  * in its endpoint's counter once complete; transfers are posted with
  * FI_DELIVERY_COMPLETE, so complete means visible at the target, and quiet
- * is "the counter reached the number posted". */
+ * is "the counter reached the number posted".
+ *
+ * Registration (what the provider's FI_MR_* modes ask):
+ *   FI_MR_VIRT_ADDR  remote addresses are the target's virtual addresses;
+ *                    without it, offsets from the start of the registration
+ *   FI_MR_PROV_KEY   the provider picks the keys; without it, we do (1, 2, 3
+ *                    for the host heap, the data segment, the device heap)
+ *   FI_MR_ALLOCATED  only allocated memory: the heaps and the data segment
+ *                    are mapped before they are registered
+ *   FI_MR_LOCAL      local buffers need a descriptor: the heaps and the data
+ *                    segment have one; any other buffer goes through the
+ *                    endpoint's registered bounce buffer
+ *   FI_MR_ENDPOINT   registrations bind to the main endpoint, and contexts
+ *                    initiate through it too
+ *   FI_MR_HMEM       (GPU builds) the device heap is registered with its
+ *                    interface (FI_HMEM_CUDA / FI_HMEM_ROCR) where the
+ *                    provider has FI_HMEM; else it is staged (fabric_am.c)
+ */
 #ifndef SHMEMI_FABRIC_H
 #define SHMEMI_FABRIC_H
 
