@@ -9,11 +9,13 @@
 #define FUNC_CHECK_H
 
 #include <shmem.h>
+#include <shmemx.h>
 
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* 1 when the header implements OpenSHMEM 1.5 or later; parts of the
  * programs that need 1.5 routines are compiled only then (the rest still
@@ -67,6 +69,20 @@ static inline void func_pass(const char *name) {
         printf("%s: PASS (%d PEs)\n", name, shmem_n_pes());
         fflush(stdout);
     }
+}
+
+/* For the tests that measure how waits sleep and wake: why every store into a
+ * PE's memory cannot wake its sleeping waits here, or NULL when it can. A
+ * hardware copy engine (hsakmt) cannot wake a thread (waits on what it writes
+ * poll every 20-100 us), nor can peers reached through a fabric (another
+ * node, or SHMEM_FORCE_FABRIC=1), whose provider may also need the waits to
+ * run its progress. */
+static inline const char *func_wakes_unreliable(void) {
+    if (!strcmp(shmemx_copy_engine_name(), "hsakmt"))
+        return "not with a hardware copy engine";
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes())
+        return "not with PEs reached through a fabric";
+    return NULL;
 }
 
 /* Deterministic byte pattern: differs per writer, per offset and per round. */
