@@ -113,6 +113,25 @@ static size_t stream_sse2(char *d, const char *s, size_t n) {
 
 static int have_avx2 = -1;
 
+/* Up to the next 32-byte boundary of the destination (one unaligned 32-byte copy, n >= 32),
+ * then 128 bytes a turn with aligned stores; returns the bytes copied. */
+__attribute__((target("avx2"))) static size_t fwd_avx2(char *d, const char *s, size_t n) {
+    size_t head = (size_t)(-(uintptr_t)d & 31);
+    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    size_t i = head;
+    for (; i + 128 <= n; i += 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+        _mm256_store_si256((__m256i *)(d + i), a);
+        _mm256_store_si256((__m256i *)(d + i + 32), b);
+        _mm256_store_si256((__m256i *)(d + i + 64), c);
+        _mm256_store_si256((__m256i *)(d + i + 96), e);
+    }
+    return i;
+}
+
 /* From the end down, 128 bytes a turn; returns the bytes left at the start. */
 __attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, size_t n) {
     while (n >= 128) {
@@ -144,6 +163,28 @@ static size_t down_sse2(char *d, const char *s, size_t n) {
     return n;
 }
 #endif
+
+int sdma_copy_vector;
+
+__attribute__((constructor)) static void copy_choose(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    sdma_copy_vector = __builtin_cpu_is("amd") && __builtin_cpu_supports("avx2");
+#endif
+}
+
+void sdma_copy_fwd(void *dst, const void *src, size_t n) {
+#if defined(__x86_64__)
+    if (have_avx2 < 0)
+        have_avx2 = __builtin_cpu_supports("avx2");
+    if (have_avx2 && n >= 32) {
+        size_t done = fwd_avx2(dst, src, n);
+        memcpy((char *)dst + done, (const char *)src + done, n - done);
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
 
 void sdma_copy_down(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)

@@ -1,6 +1,5 @@
-/* Bulk host copies (sdma/copy.h): the streaming and downward paths copy exactly what memcpy
- * copies,
- * whatever the alignment and length, and the threshold setting behaves as documented. */
+/* Bulk host copies (sdma/copy.h): the streaming, downward and vector paths copy exactly what
+ * memcpy copies, whatever the alignment and length, and the threshold setting behaves as documented. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,17 +14,20 @@ START_TEST(test_stream_matches_memcpy) {
     ck_assert_ptr_nonnull(dst);
     for (size_t i = 0; i < MAX + 128; i++)
         src[i] = (unsigned char)(i * 131 + 7);
-    const size_t lens[] = {0, 1, 31, 63, 64, 65, 127, 128, 129, 4095, 4096, 65537, MAX};
+    const size_t lens[] = {0,   1,   31,  32,  33,   63,   64,    65,
+                           127, 128, 129, 160, 4095, 4096, 65537, MAX};
     for (size_t so = 0; so < 3; so++)
         for (size_t doff = 0; doff < 70; doff += 23)
             for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
                 size_t n = lens[k];
-                for (int down = 0; down < 2; down++) {
+                for (int how = 0; how < 3; how++) {
                     memset(dst, 0xEE, MAX + 256);
-                    if (down)
+                    if (how == 0)
+                        sdma_copy_stream(dst + doff, src + so, n);
+                    else if (how == 1)
                         sdma_copy_down(dst + doff, src + so, n);
                     else
-                        sdma_copy_stream(dst + doff, src + so, n);
+                        sdma_copy_fwd(dst + doff, src + so, n);
                     ck_assert_msg(!memcmp(dst + doff, src + so, n), "len %zu, offsets %zu/%zu", n,
                                   so, doff);
                     /* Nothing written around the destination. */
