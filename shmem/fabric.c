@@ -507,9 +507,10 @@ struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
         if (rc)
             shmemi_fab_fail(rc, "opening a context's endpoint", -1, fn);
         open_eps++;
-        /* Release: the endpoint is set up before another thread uses it. */
-        __atomic_store_n((struct fab_ep **)&c->fabric, e, __ATOMIC_RELEASE);
     }
+    /* Release: the endpoint is set up before another thread uses it. The
+     * context's quiet completes what this endpoint carries for it. */
+    __atomic_store_n((struct fab_ep **)&c->fabric, e, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&ep_lock);
     return e;
 }
