@@ -11,9 +11,12 @@
  * move data only inside libfabric calls, on both sides of a transfer: a
  * target that computes outside the library never serves a peer's get. So a
  * thread of each PE runs the main endpoint's progress (SHMEM_OFI_PROGRESS):
- * asleep in the provider's wait object where it has one (tcp: woken by the
- * sockets), else polling with a back-off up to SHMEM_OFI_PROGRESS_INTERVAL.
- * Threads waiting inside the library progress too (shmemi_spin_slow). */
+ * polling with a back-off up to SHMEM_OFI_PROGRESS_INTERVAL, or (wait) asleep
+ * in the provider's wait object, woken by the sockets -- which the provider
+ * then signals on every completion, a write and a read of a pipe per
+ * transfer (a quarter of an 8-byte put's latency over tcp). Threads waiting
+ * inside the library run the progress themselves (shmemi_spin_slow), and
+ * meanwhile the thread stays out of their way. */
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
@@ -88,7 +91,7 @@ static struct {
 /* While the application's threads run the progress themselves (waiting in
  * the library), the thread stays out of their way: two threads in the
  * provider's progress at once cost each a lock hand-over per look. */
-#define PROG_STEP_ASIDE_US 200
+#define PROG_STEP_ASIDE_US 2000
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 static long open_eps; /* contexts' own endpoints (under ep_lock) */
@@ -238,8 +241,7 @@ static void progress_start(void) {
     if (!strcmp(mode, "caller"))
         return;
     int fd = -1;
-    int has_wait = fi_control(&shmemi_fab.main.cq->fid, FI_GETWAIT, &fd) == 0;
-    prog.wait = !strcmp(mode, "wait") || (!strcmp(mode, "auto") && has_wait);
+    prog.wait = !strcmp(mode, "wait") && fi_control(&shmemi_fab.main.cq->fid, FI_GETWAIT, &fd) == 0;
     prog.interval_us = shmemi.cfg.OFI_PROGRESS_INTERVAL;
     prog.stop = 0;
     if (pthread_create(&prog.thread, NULL, progress_main, NULL))
@@ -422,16 +424,19 @@ void shmemi_fab_slot_put(struct fab_ep *e, char *slot) {
  * take a fresh one. */
 static int ep_open(struct fab_ep *e, int main_ep) {
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+    /* A wait object only for a progress thread that sleeps in it: the
+     * provider signals it (a system call) on every completion. */
+    int waits = main_ep && !strcmp(shmemi.cfg.OFI_PROGRESS, "wait");
     struct fi_cq_attr qa = {.format = FI_CQ_FORMAT_MSG,
                             .size = 1024,
-                            .wait_obj = main_ep ? FI_WAIT_UNSPEC : FI_WAIT_NONE};
+                            .wait_obj = waits ? FI_WAIT_UNSPEC : FI_WAIT_NONE};
     struct fi_info *info = shmemi_fab.info;
     int rc;
     pthread_mutex_init(&e->stage_lock, NULL);
     if ((rc = fi_cntr_open(shmemi_fab.domain, &ca, &e->cntr, NULL)))
         return rc;
     rc = fi_cq_open(shmemi_fab.domain, &qa, &e->cq, NULL);
-    if (rc && main_ep) {
+    if (rc && waits) {
         qa.wait_obj = FI_WAIT_NONE; /* no wait object: the progress thread polls */
         rc = fi_cq_open(shmemi_fab.domain, &qa, &e->cq, NULL);
     }
