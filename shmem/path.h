@@ -82,6 +82,12 @@ struct shmemi_path_ops {
      * value; without old, the operation may complete at quiet. */
     void (*amo)(struct shmemi_ctx *c, const struct shmemi_route *r, enum shmemi_amo_op op,
                 size_t size, uint64_t value, uint64_t cond, uint64_t *old, const char *fn);
+    /* The library's own 64-bit protocol word (one writer, never two stores
+     * in flight to it: struct shmemi_round) set to v, ordered after the
+     * transfers this PE completed; may complete before it is visible at the
+     * target (no delivery acknowledgement: the target's waiter is the one
+     * who needs to see it). Optional: a signal SET otherwise. */
+    void (*word_store)(const struct shmemi_route *r, uint64_t v, const char *fn);
     /* An acquire load of a word (1, 2, 4 or 8 bytes) into *out: wait, test
      * and signal_fetch on this PE's memory. */
     void (*load)(const struct shmemi_route *r, void *out, size_t size, const char *fn);
@@ -271,13 +277,15 @@ static inline void shmemi_route_word(struct shmemi_route *r, int pe, const void 
 /* Store v into pe's copy of the 64-bit word `mine` of this PE's host heap,
  * with release semantics: what this PE stored before, and the transfers it
  * completed, are visible to whoever acquires the word. The one writer of that
- * word. */
+ * word, which never has two stores in flight to it (struct shmemi_round). */
 static inline void shmemi_word_store(int pe, uint64_t *mine, uint64_t v, const char *fn) {
     struct shmemi_route r;
     shmemi_route_word(&r, pe, mine);
     if (SHMEMI_LIKELY(r.path->caps & SHMEMI_PATH_HOST_MAPPED)) {
         __atomic_store_n((uint64_t *)r.addr, v, __ATOMIC_RELEASE);
         shmemi_wake_at(pe, r.addr, sizeof(uint64_t)); /* a thread of pe may sleep on it */
+    } else if (r.path->word_store) {
+        r.path->word_store(&r, v, fn);
     } else {
         r.path->signal(&shmemi_ctx_default, &r, v, SHMEM_SIGNAL_SET, 1, fn);
     }

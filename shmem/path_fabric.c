@@ -321,6 +321,34 @@ static void fabric_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, 
                sizeof(uint64_t), signal, 0, NULL, fn);
 }
 
+/* A protocol word: an 8-byte write that completes once the provider holds
+ * it, without the target's acknowledgement that a delivery completion costs
+ * (a barrier round is two messages, not four). Nothing waits for it but the
+ * target (struct shmemi_round: no two stores in flight to one word). Counted
+ * as issued, as every transfer of the endpoint is. */
+static void fabric_word_store(const struct shmemi_route *r, uint64_t v, const char *fn) {
+    if (shmemi_fab.inject < sizeof v || by_messages(r)) {
+        fabric_signal(&shmemi_ctx_default, r, v, SHMEM_SIGNAL_SET, 1, fn);
+        return;
+    }
+    struct fab_ep *e = shmemi_fab_ep(&shmemi_ctx_default, fn);
+    const struct fab_peer *p = &shmemi_fab.peers[r->pe];
+    struct iovec iov = {&v, sizeof v};
+    struct fi_rma_iov riov = {shmemi_fab_raddr(r), sizeof v, p->key[r->region]};
+    struct fi_msg_rma m = {.msg_iov = &iov,
+                           .iov_count = 1,
+                           .addr = p->addr,
+                           .rma_iov = &riov,
+                           .rma_iov_count = 1,
+                           .context = FAB_CTX(r->pe)};
+    /* Release: this thread's stores, and the transfers complete so far (a
+     * fabric completes them once visible at the target), come first. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    FAB_POST(e, r->pe, "a barrier's store", fn,
+             fi_writemsg(e->ep, &m, FI_INJECT | FI_INJECT_COMPLETE));
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+}
+
 static void fabric_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
                               size_t n, const struct shmemi_route *sig, uint64_t signal, int sig_op,
                               int nbi, const char *fn) {
@@ -418,6 +446,7 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .put_signal = fabric_put_signal,
     .signal = fabric_signal,
     .amo = fabric_amo,
+    .word_store = fabric_word_store,
     .load = fabric_load,
     .quiet = fabric_quiet,
     .fence = fabric_quiet,

@@ -49,6 +49,15 @@ __attribute__((format(printf, 1, 2))) void shmemi_warn(const char *fmt, ...);
 struct shmemi_line {
     _Alignas(SHMEMI_CACHELINE) uint64_t v;
 };
+/* A dissemination round's word, one per parity of the epoch: a sync stores
+ * epoch e into v[e & 1] (shmemi_round_word). A PE may store epoch e + 1 while
+ * its store of e is still on its way (through a fabric, in no promised order
+ * with it); it stores e + 2 only after the receiver has passed sync e + 1 and
+ * so has seen e. So no two stores are ever in flight to one word. */
+struct shmemi_round {
+    _Alignas(SHMEMI_CACHELINE) uint64_t v[2];
+};
+#define shmemi_round_word(r, epoch) (&(r)->v[(epoch)&1])
 /* Teams: a pool of slots, one per live team on this PE (slots 0 and 1 are
  * WORLD's and SHARED's). A split team takes the lowest slot free on every PE
  * of its parent; disjoint teams may hold the same slot. */
@@ -57,7 +66,7 @@ struct shmemi_line {
 struct shmemi_team_ctl {
     /* Dissemination barrier over team indices: round k of member i is
      * signalled by member i - 2^k, which stores the team's sync epoch here. */
-    struct shmemi_line sync[SHMEMI_TEAM_ROUNDS];
+    struct shmemi_round sync[SHMEMI_TEAM_ROUNDS];
     /* A value this PE publishes to the team's other members during a
      * collective (its element count in collect, its free-slot mask during a
      * split); written only by this PE, read by peers between two syncs. */
@@ -132,7 +141,7 @@ struct shmemi_ll_slot {
 struct shmemi_ctl {
     /* Dissemination barrier: round k of PE i is signalled by PE i - 2^k,
      * which stores the barrier epoch here (one writer per word). */
-    struct shmemi_line barrier[SHMEMI_MAX_ROUNDS];
+    struct shmemi_round barrier[SHMEMI_MAX_ROUNDS];
     struct shmemi_team_ctl team[SHMEMI_TEAM_SLOTS];
     struct shmemi_live live;
     struct shmemi_wake wake;

@@ -60,10 +60,11 @@ void shmemi_sync_all(void) {
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         /* Release: everything this PE stored before the barrier is visible
          * to whoever acquires this word (PE me + 2^k's copy of it). */
-        shmemi_word_store((me + dist) % n, &mine->barrier[k].v, epoch, "shmem_barrier_all");
+        uint64_t *w = shmemi_round_word(&mine->barrier[k], epoch);
+        shmemi_word_store((me + dist) % n, w, epoch, "shmem_barrier_all");
         struct shmemi_spin s = {.world_epoch = epoch};
-        shmemi_spin_watch(&s, &mine->barrier[k].v, sizeof(uint64_t));
-        while (__atomic_load_n(&mine->barrier[k].v, __ATOMIC_ACQUIRE) < epoch)
+        shmemi_spin_watch(&s, w, sizeof(uint64_t));
+        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&s);
         shmemi_spin_end(&s);
     }

@@ -160,11 +160,12 @@ void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
         /* Release: everything this PE stored before the sync is visible to
          * the member that acquires this word (member me + 2^k's copy of it);
          * transitively, to every member once the last round is done. */
-        shmemi_word_store(t->start + ((me + dist) % n) * t->stride, &mine->sync[k].v, epoch, fn);
+        uint64_t *w = shmemi_round_word(&mine->sync[k], epoch);
+        shmemi_word_store(t->start + ((me + dist) % n) * t->stride, w, epoch, fn);
         struct shmemi_spin sp = {0};
-        shmemi_spin_watch(&sp, &mine->sync[k].v, sizeof(uint64_t));
+        shmemi_spin_watch(&sp, w, sizeof(uint64_t));
         /* Acquire: pairs with the release store of member me - 2^k. */
-        while (__atomic_load_n(&mine->sync[k].v, __ATOMIC_ACQUIRE) < epoch)
+        while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < epoch)
             shmemi_spin(&sp);
         shmemi_spin_end(&sp);
     }
@@ -256,7 +257,8 @@ static int team_split(struct shmemi_team *parent, struct split *sp, int n, const
          * finished its last sync on it. */
         struct shmemi_team_ctl *c = &shmemi_ctl_of(shmemi.my_pe)->team[slot[i]];
         for (int k = 0; k < SHMEMI_TEAM_ROUNDS; k++)
-            __atomic_store_n(&c->sync[k].v, 0, __ATOMIC_RELAXED);
+            for (int parity = 0; parity < 2; parity++)
+                __atomic_store_n(&c->sync[k].v[parity], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&c->post.v, 0, __ATOMIC_RELAXED);
     }
     /* Every member has read every post word, and the fresh slots are reset
