@@ -138,9 +138,10 @@ static uint64_t *ll_sent[SHMEMI_LL_AREAS], *ll_recvd[SHMEMI_LL_AREAS]; /* per wo
 
 /* The area of a collective of `bytes` per message, or -1 (the barrier path). */
 static int ll_area(const struct grp *g, size_t bytes) {
-    /* The messages are stores into the members' mapped control blocks: not
-     * while some PE is reached through the fabric (it has the AMO row). */
-    if (bytes > SHMEMI_LL_BYTES || shmemi.n_pes > SHMEMI_LL_PES || g->size < 2 || shmemi.amo_row)
+    /* The messages are stores into the members' control blocks: through the
+     * mapping, or a row's ordered stores (a fabric's messages). */
+    if (bytes > SHMEMI_LL_BYTES || shmemi.n_pes > SHMEMI_LL_PES || g->size < 2 ||
+        (shmemi.amo_row && !shmemi.amo_row->ordered_store))
         return -1;
     if (g->team == &shmemi_team_world)
         return 0;
@@ -150,10 +151,14 @@ static int ll_area(const struct grp *g, size_t bytes) {
     return -1;
 }
 
-/* Send msg(j) (len bytes) to every other member j, then wait for every
- * member's message to us; got[m] points at member m's bytes (NULL for me)
- * until ll_done. */
-static void ll_exchange(const struct grp *g, int area, size_t len,
+/* Whether members a and b exchange messages: all pairs (hub < 0), or only
+ * those with the hub (a broadcast's root). */
+static int ll_pair(int hub, int a, int b) { return hub < 0 || a == hub || b == hub; }
+
+/* Send msg(j) (len bytes) to every other member j we exchange with, then wait
+ * for each such member's message to us; got[m] points at member m's bytes
+ * (NULL for me and the others) until ll_done. */
+static void ll_exchange(const struct grp *g, int area, int hub, size_t len,
                         const void *(*msg)(const void *arg, int j), const void *arg,
                         const unsigned char **got) {
     if (!ll_sent[area]) {
@@ -163,21 +168,33 @@ static void ll_exchange(const struct grp *g, int area, size_t len,
         ll_recvd[area] = ll_sent[area] + shmemi.n_pes;
     }
     int me = shmemi.my_pe;
+    struct shmemi_ctl *mine = shmemi_ctl_of(me);
     for (int k = 1; k < g->size; k++) {
         int j = (g->me + k) % g->size, pe = grp_pe(g, j);
+        if (!ll_pair(hub, g->me, j))
+            continue;
         uint64_t seq = ++ll_sent[area][pe];
-        struct shmemi_ll_slot *sl = &shmemi_ctl_of(pe)->ll[area][seq & 1][me];
+        /* pe's slot for us: where ours for ourselves is in our block. */
+        struct shmemi_route r;
+        shmemi_route_word(&r, pe, &mine->ll[area][seq & 1][me]);
+        if (!(r.path->caps & SHMEMI_PATH_HOST_MAPPED)) {
+            struct shmemi_route w = r;
+            r.off += offsetof(struct shmemi_ll_slot, data);
+            w.off += offsetof(struct shmemi_ll_slot, seq);
+            r.path->ordered_store(&r, msg(arg, j), len, &w, seq, g->fn);
+            continue;
+        }
+        struct shmemi_ll_slot *sl = (struct shmemi_ll_slot *)r.addr;
         memcpy(sl->data, msg(arg, j), len);
         /* Release: the bytes are visible to whoever sees the sequence. */
         __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
         shmemi_wake_at(pe, sl, sizeof(*sl));
     }
-    struct shmemi_ctl *mine = shmemi_ctl_of(me);
     struct shmemi_spin sp = {0};
     shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
     for (int m = 0; m < g->size; m++) {
         got[m] = NULL;
-        if (m == g->me)
+        if (m == g->me || !ll_pair(hub, g->me, m))
             continue;
         int pe = grp_pe(g, m);
         uint64_t seq = ll_recvd[area][pe] + 1;
@@ -191,9 +208,9 @@ static void ll_exchange(const struct grp *g, int area, size_t len,
 }
 
 /* The messages are read: the slots may take the senders' next ones. */
-static void ll_done(const struct grp *g, int area) {
+static void ll_done(const struct grp *g, int area, int hub) {
     for (int m = 0; m < g->size; m++)
-        if (m != g->me)
+        if (m != g->me && ll_pair(hub, g->me, m))
             ll_recvd[area][grp_pe(g, m)]++;
 }
 
@@ -221,11 +238,11 @@ static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t ne
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     _Alignas(16) unsigned char acc[SHMEMI_LL_BYTES];
-    ll_exchange(g, area, bytes, ll_same, src, got);
+    ll_exchange(g, area, -1, bytes, ll_same, src, got);
     memcpy(acc, got[0] ? got[0] : src, bytes);
     for (int m = 1; m < g->size; m++)
         op(acc, got[m] ? (const void *)got[m] : src, nelems);
-    ll_done(g, area);
+    ll_done(g, area, -1);
     memcpy(dest, acc, bytes);
     return 1;
 }
@@ -239,9 +256,9 @@ static int ll_gather(const struct grp *g, void *dest, const void *src, size_t by
     const unsigned char *got[SHMEMI_LL_PES];
     struct ll_blocks b = {src, bytes};
     if (blocks)
-        ll_exchange(g, area, bytes, ll_block, &b, got);
+        ll_exchange(g, area, -1, bytes, ll_block, &b, got);
     else
-        ll_exchange(g, area, bytes, ll_same, src, got);
+        ll_exchange(g, area, -1, bytes, ll_same, src, got);
     /* dest and source never overlap (the routines' rule): no order needed. */
     for (int m = 0; m < g->size; m++)
         memcpy((char *)dest + (size_t)m * bytes,
@@ -249,7 +266,26 @@ static int ll_gather(const struct grp *g, void *dest, const void *src, size_t by
                : blocks ? ll_block(&b, g->me)
                         : src,
                bytes);
-    ll_done(g, area);
+    ll_done(g, area, -1);
+    return 1;
+}
+
+/* A broadcast as one exchange with the root: its message carries the bytes;
+ * each other member's (the same length, unread) tells the root that member is
+ * in, so the root never writes a slot again before it was read. 1 when done
+ * this way. */
+static int ll_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
+                        int root_too) {
+    int area = ll_area(g, bytes);
+    if (area < 0)
+        return 0;
+    const unsigned char *got[SHMEMI_LL_PES];
+    ll_exchange(g, area, root, bytes, ll_same, src, got);
+    if (g->me != root)
+        memcpy(dest, got[root], bytes);
+    else if (root_too && dest != src)
+        memmove(dest, src, bytes);
+    ll_done(g, area, root);
     return 1;
 }
 
@@ -269,6 +305,8 @@ static int do_broadcast(const struct grp *g, void *dest, const void *src, size_t
     }
     check_sym(dest, bytes, g->fn);
     check_sym(src, bytes, g->fn);
+    if (ll_broadcast(g, dest, src, bytes, root, root_too))
+        return 0;
     grp_sync(g); /* the root's source is ready, every dest is free */
     if (g->me != root)
         shmemi_sym_get(dest, src, bytes, grp_pe(g, root), g->fn);

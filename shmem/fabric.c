@@ -754,7 +754,7 @@ int shmemi_fab_open(void) {
     uint64_t mode = info->domain_attr->mr_mode;
     shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;
     shmemi_fab.mr_endpoint = !!(mode & FI_MR_ENDPOINT);
-    shmemi_fab.waw = !!(info->tx_attr->msg_order & FI_ORDER_WAW);
+    shmemi_fab.waw = !!(info->tx_attr->msg_order & info->rx_attr->msg_order & FI_ORDER_WAW);
     shmemi_fab.inject = info->tx_attr->inject_size;
     shmemi_fab.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
     if (shmemi_fab.max_msg > ((size_t)1 << 30))

@@ -215,5 +215,10 @@ void shmemi_fab_am_amo(const struct shmemi_route *r, enum shmemi_amo_op op, size
  * heap of a GPU build staged through the target's host memory). */
 void shmemi_fab_am_put(const struct shmemi_route *r, const void *src, size_t n, const char *fn);
 void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const char *fn);
+/* n bytes to r, then v into the 64-bit `word` (the same region), stored by
+ * the target in that order with release; complete for the caller at once
+ * (the bytes are copied), visible at the target some time later. */
+void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n,
+                         const struct shmemi_route *word, uint64_t v, const char *fn);
 
 #endif

@@ -17,7 +17,10 @@
  * messages in order: FI_ORDER_SAS).
  *
  * The initiator waits for its reply (and for its own send to complete):
- * every message operation is blocking. PUT and GET move AM_PAYLOAD bytes per
+ * every message operation is blocking -- but a STORE, which has no reply:
+ * bytes, then a 64-bit word the target stores after them with release (a
+ * small collective's slot and its sequence number), complete for the
+ * initiator once sent. PUT and GET move AM_PAYLOAD bytes per
  * message, two messages in flight (one is copied while the other travels). */
 #include "shmem/fabric.h"
 
@@ -34,18 +37,21 @@
 #define AM_RECVS 16
 #define AM_SLOTS 8
 
-enum { AM_AMO = 1, AM_PUT, AM_GET, AM_REPLY };
+enum { AM_AMO = 1, AM_PUT, AM_GET, AM_REPLY, AM_STORE };
 
 struct am_msg {
     uint32_t type;
     int32_t src;  /* the sending PE */
     uint64_t req; /* the initiator's request, echoed by the reply */
     uint32_t region, op;
-    uint64_t off; /* in the region; a reply to a GET: where its bytes go in the request */
-    uint64_t len; /* PUT: payload bytes; GET: bytes asked; AMO: the word's size */
-    uint64_t value, cond;
+    uint64_t off;         /* in the region; a reply to a GET: where its bytes go in the request */
+    uint64_t len;         /* PUT, STORE: payload bytes; GET: bytes asked; AMO: the word's size */
+    uint64_t value, cond; /* STORE: the word's value and its offset in the region */
 };
 #define AM_PAYLOAD (AM_BYTES - sizeof(struct am_msg))
+/* A STORE this small (with its header, at most the provider's inject size)
+ * goes by fi_inject. */
+#define AM_STORE_INJECT_MAX 256
 
 /* A receive buffer, or a reply slot (kind says which). */
 struct am_buf {
@@ -205,6 +211,19 @@ static void execute(struct am_buf *b, struct am_buf *s) {
     }
 }
 
+/* A STORE: the bytes, then the word (release: whoever sees it sees them). */
+static void store(const struct am_msg *m) {
+    if (m->len > AM_PAYLOAD)
+        shmemi_fatal("%s: PE %d sent a store of %llu bytes", am_fn, m->src,
+                     (unsigned long long)m->len);
+    memcpy(local(m, m->len), m + 1, m->len);
+    struct am_msg w = *m;
+    w.off = m->cond;
+    uint64_t *word = (uint64_t *)local(&w, sizeof(uint64_t));
+    __atomic_store_n(word, m->value, __ATOMIC_RELEASE);
+    shmemi_wake_at(shmemi.my_pe, word, sizeof(uint64_t));
+}
+
 static struct am_buf *free_slot(void) {
     for (int i = 0; i < AM_SLOTS; i++)
         if (!am.slot[i].busy) {
@@ -219,6 +238,16 @@ static struct am_buf *free_slot(void) {
 static void flush(void) {
     while (am.head) {
         struct am_buf *b = am.head;
+        if (((const struct am_msg *)b->data)->type == AM_STORE) {
+            store((const struct am_msg *)b->data);
+            am.head = b->next;
+            if (!am.head)
+                am.tail = NULL;
+            ssize_t rc = repost(b);
+            if (rc)
+                shmemi_fab_fail((int)rc, "posting a receive", -1, am_fn);
+            continue;
+        }
         if (!b->done) {
             if (!(b->slot = free_slot()))
                 return;
@@ -270,7 +299,8 @@ void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
         if (s >= am.send && s < am.send + 2 * AM_SLOTS) {
             struct am_req *q = s->req;
             __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
-            __atomic_fetch_sub(&q->q.pending, 1, __ATOMIC_RELEASE);
+            if (q) /* a STORE's has none */
+                __atomic_fetch_sub(&q->q.pending, 1, __ATOMIC_RELEASE);
         } else {
             __atomic_store_n(&((struct am_buf *)e->op_context)->busy, 0, __ATOMIC_RELEASE);
         }
@@ -388,4 +418,36 @@ void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const 
         send_req(s, &q, r->pe, 0);
     }
     shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
+}
+
+void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n,
+                         const struct shmemi_route *word, uint64_t v, const char *fn) {
+    if (n > AM_PAYLOAD || word->region != r->region)
+        shmemi_fatal("%s: a store of %zu bytes and a word of another region through the fabric", fn,
+                     n);
+    struct am_msg h = {.type = AM_STORE,
+                       .src = shmemi.my_pe,
+                       .region = (uint32_t)r->region,
+                       .off = r->off,
+                       .len = n,
+                       .value = v,
+                       .cond = word->off};
+    fi_addr_t to = shmemi_fab.peers[r->pe].addr;
+    if (sizeof h + n <= shmemi_fab.inject && n <= AM_STORE_INJECT_MAX) {
+        /* Small enough to travel without a buffer of ours or a completion. */
+        char buf[sizeof h + AM_STORE_INJECT_MAX];
+        memcpy(buf, &h, sizeof h);
+        memcpy(buf + sizeof h, src, n);
+        FAB_POST(&shmemi_fab.main, r->pe, "a message", fn,
+                 fi_inject(shmemi_fab.main.ep, buf, sizeof h + n, to));
+        return;
+    }
+    struct am_send *s = send_buf();
+    s->req = NULL;
+    memcpy(s->data, &h, sizeof h);
+    memcpy(s->data + sizeof h, src, n);
+    struct iovec iov = {s->data, sizeof h + n};
+    struct fi_msg m = {.msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = to, .context = s};
+    FAB_POST(&shmemi_fab.main, r->pe, "a message", fn,
+             fi_sendmsg(shmemi_fab.main.ep, &m, FI_COMPLETION));
 }

@@ -88,6 +88,13 @@ struct shmemi_path_ops {
      * target (no delivery acknowledgement: the target's waiter is the one
      * who needs to see it). Optional: a signal SET otherwise. */
     void (*word_store)(const struct shmemi_route *r, uint64_t v, const char *fn);
+    /* n bytes to r, then v into the library's 64-bit word w (a route of this
+     * row in the same region), carried out in that order at the target:
+     * whoever sees v sees the bytes. Complete for the caller at once (a small
+     * collective's message into a slot of the control block). Optional:
+     * small collectives then take the barrier path. */
+    void (*ordered_store)(const struct shmemi_route *r, const void *src, size_t n,
+                          const struct shmemi_route *w, uint64_t v, const char *fn);
     /* An acquire load of a word (1, 2, 4 or 8 bytes) into *out: wait, test
      * and signal_fetch on this PE's memory. */
     void (*load)(const struct shmemi_route *r, void *out, size_t size, const char *fn);

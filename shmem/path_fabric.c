@@ -321,32 +321,49 @@ static void fabric_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, 
                sizeof(uint64_t), signal, 0, NULL, fn);
 }
 
-/* A protocol word: an 8-byte write that completes once the provider holds
- * it, without the target's acknowledgement that a delivery completion costs
- * (a barrier round is two messages, not four). Nothing waits for it but the
- * target (struct shmemi_round: no two stores in flight to one word). Counted
- * as issued, as every transfer of the endpoint is. */
-static void fabric_word_store(const struct shmemi_route *r, uint64_t v, const char *fn) {
-    if (shmemi_fab.inject < sizeof v || by_messages(r)) {
-        fabric_signal(&shmemi_ctx_default, r, v, SHMEM_SIGNAL_SET, 1, fn);
-        return;
-    }
+/* n (at most the inject size) bytes of a library protocol to r from the
+ * default context's endpoint: complete once the provider holds them, without
+ * the target's acknowledgement that a delivery completion costs. Nothing
+ * waits for them but the target. Counted as issued, as every transfer of the
+ * endpoint is. */
+static void protocol_write(const struct shmemi_route *r, const void *src, size_t n,
+                           const char *fn) {
     struct fab_ep *e = shmemi_fab_ep(&shmemi_ctx_default, fn);
     const struct fab_peer *p = &shmemi_fab.peers[r->pe];
-    struct iovec iov = {&v, sizeof v};
-    struct fi_rma_iov riov = {shmemi_fab_raddr(r), sizeof v, p->key[r->region]};
+    struct iovec iov = {(void *)src, n};
+    struct fi_rma_iov riov = {shmemi_fab_raddr(r), n, p->key[r->region]};
     struct fi_msg_rma m = {.msg_iov = &iov,
                            .iov_count = 1,
                            .addr = p->addr,
                            .rma_iov = &riov,
                            .rma_iov_count = 1,
                            .context = FAB_CTX(r->pe)};
+    FAB_POST(e, r->pe, "a protocol store", fn,
+             fi_writemsg(e->ep, &m, FI_INJECT | FI_INJECT_COMPLETE));
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+}
+
+/* A protocol word: one 8-byte write (a barrier round is two messages, not
+ * the four of a delivered atomic), never two in flight to one word (struct
+ * shmemi_round). */
+static void fabric_word_store(const struct shmemi_route *r, uint64_t v, const char *fn) {
+    if (shmemi_fab.inject < sizeof v || by_messages(r)) {
+        fabric_signal(&shmemi_ctx_default, r, v, SHMEM_SIGNAL_SET, 1, fn);
+        return;
+    }
     /* Release: this thread's stores, and the transfers complete so far (a
      * fabric completes them once visible at the target), come first. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    FAB_POST(e, r->pe, "a barrier's store", fn,
-             fi_writemsg(e->ep, &m, FI_INJECT | FI_INJECT_COMPLETE));
-    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+    protocol_write(r, &v, sizeof v, fn);
+}
+
+/* A small collective's message: one message, which the target's progress
+ * stores (bytes, then the word). Two ordered writes would spare the target's
+ * CPU but cost more: 21.9 us an 8-byte fcollect of two PEs over tcp, against
+ * 15.9 as a message. */
+static void fabric_ordered_store(const struct shmemi_route *r, const void *src, size_t n,
+                                 const struct shmemi_route *w, uint64_t v, const char *fn) {
+    shmemi_fab_am_store(r, src, n, w, v, fn);
 }
 
 static void fabric_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
@@ -447,6 +464,7 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .signal = fabric_signal,
     .amo = fabric_amo,
     .word_store = fabric_word_store,
+    .ordered_store = fabric_ordered_store,
     .load = fabric_load,
     .quiet = fabric_quiet,
     .fence = fabric_quiet,
