@@ -83,6 +83,7 @@ struct fab_ep {
     struct fid_cq *cq;     /* errors (selective completion); messages on the main one */
     uint64_t issued;       /* transfers posted that count in cntr (atomic) */
     uint64_t *dirty;       /* readback quiet: PEs written to since the last quiet (bits) */
+    uint64_t *acked;       /* PEs whose first write since the last quiet was delivered */
     uint64_t errors;       /* cntr's error count already reported (atomic) */
     pthread_mutex_t stage_lock;
     /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of
@@ -120,7 +121,8 @@ struct fab {
     int mr_local;    /* local buffers need a registration (FI_MR_LOCAL, or asked for) */
     int mr_endpoint; /* registrations bind to an endpoint: contexts share the main one */
     int waw;         /* writes and atomics land in the order posted (FI_ORDER_WAW) */
-    uint64_t dc;     /* FI_DELIVERY_COMPLETE, or 0 with a readback quiet */
+    uint64_t dc;     /* atomics: FI_DELIVERY_COMPLETE, or 0 with a readback quiet */
+    uint64_t wdc;    /* writes: the same (0 also where only writes are read back) */
     int dev_hmem;    /* the device heap is registered (FI_HMEM) */
     size_t inject;   /* largest inject */
     size_t max_msg;  /* largest single transfer */
@@ -164,6 +166,22 @@ static inline void shmemi_fab_dirty(struct fab_ep *e, int pe) {
         if (!(__atomic_load_n(&e->dirty[pe / 64], __ATOMIC_RELAXED) & bit))
             __atomic_fetch_or(&e->dirty[pe / 64], bit, __ATOMIC_RELEASE);
     }
+}
+/* The completion flags of a write to pe (marked for the readback quiet when
+ * it needs one). Where only writes are read back (atomics delivered), the
+ * first write to a PE since the last quiet is delivered instead: a lone put
+ * and its quiet then cost one round trip, not a write and then a read
+ * (e->acked: the PEs that had theirs). */
+static inline uint64_t shmemi_fab_write_flags(struct fab_ep *e, int pe) {
+    if (shmemi_fab.wdc)
+        return shmemi_fab.wdc;
+    if (shmemi_fab.dc && e->acked) {
+        uint64_t bit = (uint64_t)1 << (pe % 64);
+        if (!(__atomic_fetch_or(&e->acked[pe / 64], bit, __ATOMIC_ACQ_REL) & bit))
+            return FI_DELIVERY_COMPLETE;
+    }
+    shmemi_fab_dirty(e, pe);
+    return 0;
 }
 /* The remote address of a route of the fabric row. */
 static inline uint64_t shmemi_fab_raddr(const struct shmemi_route *r) {
