@@ -47,11 +47,13 @@ static struct shmemi_ctx engine_ctx = {.team = &shmemi_team_world};
 
 /* One RMA transfer between local [buf, buf + n) (descriptor desc) and the
  * remote address ra of r's PE: posted with flags, counted in e. */
-static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, void *buf, size_t n,
-                void *desc, uint64_t flags, void *ctx, int write, const char *fn) {
-    const struct fab_peer *p = &shmemi_fab.peers[r->pe];
+/* One write (or read) of n bytes between buf and ra, in pe's region, with
+ * exactly `flags`; counted as issued. */
+static void post(struct fab_ep *e, int pe, int region, uint64_t ra, void *buf, size_t n, void *desc,
+                 uint64_t flags, void *ctx, int write, const char *what, const char *fn) {
+    const struct fab_peer *p = &shmemi_fab.peers[pe];
     struct iovec iov = {buf, n};
-    struct fi_rma_iov riov = {ra, n, p->key[r->region]};
+    struct fi_rma_iov riov = {ra, n, p->key[region]};
     struct fi_msg_rma m = {.msg_iov = &iov,
                            .desc = &desc,
                            .iov_count = 1,
@@ -59,13 +61,19 @@ static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, voi
                            .rma_iov = &riov,
                            .rma_iov_count = 1,
                            .context = ctx};
-    if (write) {
-        uint64_t f = shmemi_fab_write_flags(e, r->pe);
-        FAB_POST(e, r->pe, "a put", fn, fi_writemsg(e->ep, &m, flags | f));
-    } else
-        FAB_POST(e, r->pe, "a get", fn, fi_readmsg(e->ep, &m, flags));
+    if (write)
+        FAB_POST(e, pe, what, fn, fi_writemsg(e->ep, &m, flags));
+    else
+        FAB_POST(e, pe, what, fn, fi_readmsg(e->ep, &m, flags));
     /* Release: a quiet that reads the count (acquire) waits for this one. */
     __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+}
+
+static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, void *buf, size_t n,
+                void *desc, uint64_t flags, void *ctx, int write, const char *fn) {
+    if (write)
+        flags |= shmemi_fab_write_flags(e, r->pe);
+    post(e, r->pe, r->region, ra, buf, n, desc, flags, ctx, write, write ? "a put" : "a get", fn);
 }
 
 /* n bytes in pieces of at most max_msg: blocking ones wait for their own
@@ -158,21 +166,10 @@ static void readback(struct fab_ep *e, const char *fn) {
         while (bits) {
             int pe = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
-            const struct fab_peer *p = &shmemi_fab.peers[pe];
-            struct iovec iov = {buf, sizeof(uint64_t)};
-            struct fi_rma_iov riov = {p->raddr[SHMEMI_REGION_HEAP], sizeof(uint64_t),
-                                      p->key[SHMEMI_REGION_HEAP]};
-            struct fi_msg_rma m = {.msg_iov = &iov,
-                                   .desc = &desc,
-                                   .iov_count = 1,
-                                   .addr = p->addr,
-                                   .rma_iov = &riov,
-                                   .rma_iov_count = 1,
-                                   .context = &q};
             __atomic_fetch_add(&q.pending, 1, __ATOMIC_RELAXED);
             q.pe = pe;
-            FAB_POST(e, pe, "a quiet's read", fn, fi_readmsg(e->ep, &m, FI_COMPLETION));
-            __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+            post(e, pe, SHMEMI_REGION_HEAP, shmemi_fab.peers[pe].raddr[SHMEMI_REGION_HEAP], buf,
+                 sizeof(uint64_t), desc, FI_COMPLETION, &q, 0, "a quiet's read", fn);
         }
     }
     shmemi_fab_wait_req(e, &q, fn);
@@ -432,19 +429,8 @@ static void fabric_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, 
  * endpoint is. */
 static void protocol_write(const struct shmemi_route *r, const void *src, size_t n,
                            const char *fn) {
-    struct fab_ep *e = shmemi_fab_ep(&shmemi_ctx_default, fn);
-    const struct fab_peer *p = &shmemi_fab.peers[r->pe];
-    struct iovec iov = {(void *)src, n};
-    struct fi_rma_iov riov = {shmemi_fab_raddr(r), n, p->key[r->region]};
-    struct fi_msg_rma m = {.msg_iov = &iov,
-                           .iov_count = 1,
-                           .addr = p->addr,
-                           .rma_iov = &riov,
-                           .rma_iov_count = 1,
-                           .context = FAB_CTX(r->pe)};
-    FAB_POST(e, r->pe, "a protocol store", fn,
-             fi_writemsg(e->ep, &m, FI_INJECT | FI_INJECT_COMPLETE));
-    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+    post(shmemi_fab_ep(&shmemi_ctx_default, fn), r->pe, r->region, shmemi_fab_raddr(r), (void *)src,
+         n, NULL, FI_INJECT | FI_INJECT_COMPLETE, FAB_CTX(r->pe), 1, "a protocol store", fn);
 }
 
 /* A protocol word: one 8-byte write (a barrier round is two messages, not
