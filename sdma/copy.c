@@ -79,20 +79,42 @@ size_t sdma_copy_set_stream_min(size_t bytes) {
 }
 
 #if defined(__x86_64__)
-/* 128 bytes a turn: four 32-byte loads, four 32-byte streaming stores (AVX2). */
-__attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s, size_t n) {
+/* 128 bytes a turn from d (32-byte aligned) up: four 32-byte loads, four aligned 32-byte
+ * stores, streaming (non-temporal) or not; returns the bytes copied. Inlined into the two
+ * AVX2 functions below, each with its kind of store. */
+__attribute__((target("avx2"), always_inline)) static inline size_t
+ahead_avx2(char *d, const char *s, size_t n, int stream) {
     size_t i = 0;
     for (; i + 128 <= n; i += 128) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
         __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
         __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
         __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-        _mm256_stream_si256((__m256i *)(d + i), a);
-        _mm256_stream_si256((__m256i *)(d + i + 32), b);
-        _mm256_stream_si256((__m256i *)(d + i + 64), c);
-        _mm256_stream_si256((__m256i *)(d + i + 96), e);
+        if (stream) {
+            _mm256_stream_si256((__m256i *)(d + i), a);
+            _mm256_stream_si256((__m256i *)(d + i + 32), b);
+            _mm256_stream_si256((__m256i *)(d + i + 64), c);
+            _mm256_stream_si256((__m256i *)(d + i + 96), e);
+        } else {
+            _mm256_store_si256((__m256i *)(d + i), a);
+            _mm256_store_si256((__m256i *)(d + i + 32), b);
+            _mm256_store_si256((__m256i *)(d + i + 64), c);
+            _mm256_store_si256((__m256i *)(d + i + 96), e);
+        }
     }
     return i;
+}
+
+__attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s, size_t n) {
+    return ahead_avx2(d, s, n, 1);
+}
+
+/* Up to the next 32-byte boundary of the destination (one unaligned 32-byte copy, n >= 32),
+ * then the aligned loop; returns the bytes copied. */
+__attribute__((target("avx2"))) static size_t fwd_avx2(char *d, const char *s, size_t n) {
+    size_t head = (size_t)(-(uintptr_t)d & 31);
+    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    return head + ahead_avx2(d + head, s + head, n - head, 0);
 }
 
 /* The same with SSE2 (every x86-64). */
@@ -111,26 +133,7 @@ static size_t stream_sse2(char *d, const char *s, size_t n) {
     return i;
 }
 
-static int have_avx2 = -1;
-
-/* Up to the next 32-byte boundary of the destination (one unaligned 32-byte copy, n >= 32),
- * then 128 bytes a turn with aligned stores; returns the bytes copied. */
-__attribute__((target("avx2"))) static size_t fwd_avx2(char *d, const char *s, size_t n) {
-    size_t head = (size_t)(-(uintptr_t)d & 31);
-    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
-    size_t i = head;
-    for (; i + 128 <= n; i += 128) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
-        __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
-        __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-        _mm256_store_si256((__m256i *)(d + i), a);
-        _mm256_store_si256((__m256i *)(d + i + 32), b);
-        _mm256_store_si256((__m256i *)(d + i + 64), c);
-        _mm256_store_si256((__m256i *)(d + i + 96), e);
-    }
-    return i;
-}
+static int have_avx2; /* set at load (copy_choose) */
 
 /* From the end down, 128 bytes a turn; returns the bytes left at the start. */
 __attribute__((target("avx2"))) static size_t down_avx2(char *d, const char *s, size_t n) {
@@ -169,14 +172,13 @@ int sdma_copy_vector;
 __attribute__((constructor)) static void copy_choose(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    sdma_copy_vector = __builtin_cpu_is("amd") && __builtin_cpu_supports("avx2");
+    have_avx2 = __builtin_cpu_supports("avx2");
+    sdma_copy_vector = have_avx2 && __builtin_cpu_is("amd");
 #endif
 }
 
 void sdma_copy_fwd(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
-    if (have_avx2 < 0)
-        have_avx2 = __builtin_cpu_supports("avx2");
     if (have_avx2 && n >= 32) {
         size_t done = fwd_avx2(dst, src, n);
         memcpy((char *)dst + done, (const char *)src + done, n - done);
@@ -188,8 +190,6 @@ void sdma_copy_fwd(void *dst, const void *src, size_t n) {
 
 void sdma_copy_down(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
-    if (have_avx2 < 0)
-        have_avx2 = __builtin_cpu_supports("avx2");
     size_t left = have_avx2 ? down_avx2(dst, src, n) : down_sse2(dst, src, n);
     memcpy(dst, src, left);
 #else
@@ -207,8 +207,6 @@ void sdma_copy_stream(void *dst, const void *src, size_t n) {
         head = n;
     memcpy(d, s, head);
     d += head, s += head, n -= head;
-    if (have_avx2 < 0)
-        have_avx2 = __builtin_cpu_supports("avx2");
     size_t done = have_avx2 ? stream_avx2(d, s, n) : stream_sse2(d, s, n);
     memcpy(d + done, s + done, n - done);
     /* Streaming stores are weakly ordered: fence them before whatever publishes the copy. */
