@@ -183,7 +183,8 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     if (e->dirty)
         readback(e, fn);
     for (int w = 0; e->acked && w < (shmemi.n_pes + 63) / 64; w++)
-        __atomic_store_n(&e->acked[w], 0, __ATOMIC_RELEASE);
+        if (__atomic_load_n(&e->acked[w], __ATOMIC_RELAXED))
+            __atomic_store_n(&e->acked[w], 0, __ATOMIC_RELEASE);
     shmemi_fab_check(e, fn);
 }
 
@@ -447,15 +448,6 @@ static void fabric_word_store(const struct shmemi_route *r, uint64_t v, const ch
     protocol_write(r, &v, sizeof v, fn);
 }
 
-/* A small collective's message: one message, which the target's progress
- * stores (bytes, then the word). Two ordered writes would spare the target's
- * CPU but cost more: 21.9 us an 8-byte fcollect of two PEs over tcp, against
- * 15.9 as a message. */
-static void fabric_ordered_store(const struct shmemi_route *r, const void *src, size_t n,
-                                 const struct shmemi_route *w, uint64_t v, const char *fn) {
-    shmemi_fab_am_store(r, src, n, w, v, fn);
-}
-
 static void fabric_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
                               size_t n, const struct shmemi_route *sig, uint64_t signal, int sig_op,
                               int nbi, const char *fn) {
@@ -557,7 +549,10 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .signal = fabric_signal,
     .amo = fabric_amo,
     .word_store = fabric_word_store,
-    .ordered_store = fabric_ordered_store,
+    /* One message, which the target's progress stores (bytes, then word). Two
+     * ordered writes would spare the target's CPU but cost more: 21.9 us an
+     * 8-byte fcollect of two PEs over tcp, against 15.9 as a message. */
+    .ordered_store = shmemi_fab_am_store,
     .load = fabric_load,
     .quiet = fabric_quiet,
     .fence = fabric_quiet,
