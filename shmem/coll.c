@@ -136,18 +136,43 @@ static void check_sym(const void *addr, size_t len, const char *fn) {
  * PE when the program did not ask for SHMEM_THREAD_MULTIPLE. */
 static uint64_t *ll_sent[SHMEMI_LL_AREAS], *ll_recvd[SHMEMI_LL_AREAS]; /* per world PE */
 
-/* The area of a collective of `bytes` per message, or -1 (the barrier path). */
-static int ll_area(const struct grp *g, size_t bytes) {
+/* Where a fabric is in the job, messages of more than SHMEMI_LL_BYTES go
+ * into the members' mailboxes (struct shmemi_path_ops: mail), up to this many
+ * bytes a message and in all from one PE: one message to each member beats
+ * two barriers and the gets, the barriers being two fabric latencies each.
+ * Larger ones take the barrier path, whose gets move every byte once. */
+#define LL_MAIL_BYTES ((size_t)128 << 10)
+#define LL_MAIL_TOTAL ((size_t)512 << 10)
+
+/* An exchange: its area, and whether its messages go by mail. */
+struct ll {
+    int area;
+    const struct shmemi_path_ops *mail;
+};
+
+/* The area of a collective of `bytes` per message, or -1 (the barrier path).
+ * Every member decides alike: the sizes, the team, the job's rows. */
+static int ll_area(const struct grp *g, size_t bytes, struct ll *x) {
     /* The messages are stores into the members' control blocks: through the
-     * mapping, or a row's ordered stores (a fabric's messages). */
-    if (bytes > SHMEMI_LL_BYTES || shmemi.n_pes > SHMEMI_LL_PES || g->size < 2 ||
-        (shmemi.amo_row && !shmemi.amo_row->ordered_store))
+     * mapping, or a row's ordered stores (a fabric's messages); larger ones
+     * the fabric's mail to every member, those of this node included. */
+    const struct shmemi_path_ops *row = shmemi.amo_row;
+    x->mail = NULL;
+    if (shmemi.n_pes > SHMEMI_LL_PES || g->size < 2)
         return -1;
+    if (bytes > SHMEMI_LL_BYTES) {
+        if (!row || !row->mail || bytes > LL_MAIL_BYTES ||
+            bytes * (size_t)(g->size - 1) > LL_MAIL_TOTAL)
+            return -1;
+        x->mail = row;
+    } else if (row && !row->ordered_store) {
+        return -1;
+    }
     if (g->team == &shmemi_team_world)
-        return 0;
+        return x->area = 0;
     if (!g->team && g->start == 0 && g->stride == 1 && g->size == shmemi.n_pes &&
         __atomic_load_n(&shmemi.thread_asked, __ATOMIC_RELAXED) < SHMEM_THREAD_MULTIPLE)
-        return 1;
+        return x->area = 1;
     return -1;
 }
 
@@ -157,10 +182,12 @@ static int ll_pair(int hub, int a, int b) { return hub < 0 || a == hub || b == h
 
 /* Send msg(j) (len bytes) to every other member j we exchange with, then wait
  * for each such member's message to us; got[m] points at member m's bytes
- * (NULL for me and the others) until ll_done. */
-static void ll_exchange(const struct grp *g, int area, int hub, size_t len,
+ * (NULL for me and the others) until ll_done. With a hub, the others' messages
+ * to it only say they are in: by mail, they carry no bytes. */
+static void ll_exchange(const struct grp *g, const struct ll *x, int hub, size_t len,
                         const void *(*msg)(const void *arg, int j), const void *arg,
                         const unsigned char **got) {
+    int area = x->area;
     if (!ll_sent[area]) {
         ll_sent[area] = calloc(2 * (size_t)shmemi.n_pes, sizeof(uint64_t));
         if (!ll_sent[area])
@@ -174,6 +201,11 @@ static void ll_exchange(const struct grp *g, int area, int hub, size_t len,
         if (!ll_pair(hub, g->me, j))
             continue;
         uint64_t seq = ++ll_sent[area][pe];
+        if (x->mail) {
+            x->mail->mail(pe, area * 2 + (int)(seq & 1), seq, msg(arg, j),
+                          hub >= 0 && g->me != hub ? 0 : len, g->fn);
+            continue;
+        }
         /* pe's slot for us: where ours for ourselves is in our block. */
         struct shmemi_route r;
         shmemi_route_word(&r, pe, &mine->ll[area][seq & 1][me]);
@@ -198,6 +230,11 @@ static void ll_exchange(const struct grp *g, int area, int hub, size_t len,
             continue;
         int pe = grp_pe(g, m);
         uint64_t seq = ll_recvd[area][pe] + 1;
+        if (x->mail) {
+            while (!(got[m] = x->mail->mail_in(pe, area * 2 + (int)(seq & 1), seq)))
+                shmemi_spin(&sp);
+            continue;
+        }
         struct shmemi_ll_slot *sl = &mine->ll[area][seq & 1][pe];
         /* Acquire: pairs with the sender's release of seq. */
         while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != seq)
@@ -208,10 +245,10 @@ static void ll_exchange(const struct grp *g, int area, int hub, size_t len,
 }
 
 /* The messages are read: the slots may take the senders' next ones. */
-static void ll_done(const struct grp *g, int area, int hub) {
+static void ll_done(const struct grp *g, const struct ll *x, int hub) {
     for (int m = 0; m < g->size; m++)
         if (m != g->me && ll_pair(hub, g->me, m))
-            ll_recvd[area][grp_pe(g, m)]++;
+            ll_recvd[x->area][grp_pe(g, m)]++;
 }
 
 static const void *ll_same(const void *arg, int j) {
@@ -233,32 +270,40 @@ static const void *ll_block(const void *arg, int j) {
 static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
                      void (*op)(void *, const void *, size_t)) {
     size_t bytes = nelems * es;
-    int area = ll_area(g, bytes);
-    if (area < 0)
+    struct ll x;
+    if (ll_area(g, bytes, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
-    _Alignas(16) unsigned char acc[SHMEMI_LL_BYTES];
-    ll_exchange(g, area, -1, bytes, ll_same, src, got);
+    _Alignas(16) unsigned char small[SHMEMI_LL_BYTES];
+    /* The sum builds up in dest unless dest is the source (which every
+     * member's term still reads): then in a buffer. */
+    void *acc = bytes <= sizeof small ? (void *)small : dest != src ? dest : malloc(bytes);
+    if (!acc)
+        shmemi_fatal("%s: out of memory", g->fn);
+    ll_exchange(g, &x, -1, bytes, ll_same, src, got);
     memcpy(acc, got[0] ? got[0] : src, bytes);
     for (int m = 1; m < g->size; m++)
         op(acc, got[m] ? (const void *)got[m] : src, nelems);
-    ll_done(g, area, -1);
-    memcpy(dest, acc, bytes);
+    ll_done(g, &x, -1);
+    if (acc != dest)
+        memcpy(dest, acc, bytes);
+    if (acc != small && acc != dest)
+        free(acc);
     return 1;
 }
 
 /* fcollect (blocks = 0: every member gets my source) and alltoall (blocks:
  * member j gets my block j) of `bytes` per member. 1 when done this way. */
 static int ll_gather(const struct grp *g, void *dest, const void *src, size_t bytes, int blocks) {
-    int area = ll_area(g, bytes);
-    if (area < 0)
+    struct ll x;
+    if (ll_area(g, bytes, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     struct ll_blocks b = {src, bytes};
     if (blocks)
-        ll_exchange(g, area, -1, bytes, ll_block, &b, got);
+        ll_exchange(g, &x, -1, bytes, ll_block, &b, got);
     else
-        ll_exchange(g, area, -1, bytes, ll_same, src, got);
+        ll_exchange(g, &x, -1, bytes, ll_same, src, got);
     /* dest and source never overlap (the routines' rule): no order needed. */
     for (int m = 0; m < g->size; m++)
         memcpy((char *)dest + (size_t)m * bytes,
@@ -266,7 +311,7 @@ static int ll_gather(const struct grp *g, void *dest, const void *src, size_t by
                : blocks ? ll_block(&b, g->me)
                         : src,
                bytes);
-    ll_done(g, area, -1);
+    ll_done(g, &x, -1);
     return 1;
 }
 
@@ -276,16 +321,16 @@ static int ll_gather(const struct grp *g, void *dest, const void *src, size_t by
  * this way. */
 static int ll_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
                         int root_too) {
-    int area = ll_area(g, bytes);
-    if (area < 0)
+    struct ll x;
+    if (ll_area(g, bytes, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
-    ll_exchange(g, area, root, bytes, ll_same, src, got);
+    ll_exchange(g, &x, root, bytes, ll_same, src, got);
     if (g->me != root)
         memcpy(dest, got[root], bytes);
     else if (root_too && dest != src)
         memmove(dest, src, bytes);
-    ll_done(g, area, root);
+    ll_done(g, &x, root);
     return 1;
 }
 

@@ -238,5 +238,8 @@ void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const 
  * (the bytes are copied), visible at the target some time later. */
 void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n,
                          const struct shmemi_route *word, uint64_t v, const char *fn);
+/* The row's mailboxes (struct shmemi_path_ops: mail, mail_in). */
+void shmemi_fab_am_mail(int pe, int box, uint64_t seq, const void *src, size_t n, const char *fn);
+const void *shmemi_fab_am_mail_in(int pe, int box, uint64_t seq);
 
 #endif

@@ -21,7 +21,12 @@
  * bytes, then a 64-bit word the target stores after them with release (a
  * small collective's slot and its sequence number), complete for the
  * initiator once sent. PUT and GET move AM_PAYLOAD bytes per
- * message, two messages in flight (one is copied while the other travels). */
+ * message, two messages in flight (one is copied while the other travels).
+ * A MAIL has no reply either: its bytes go into a mailbox of the target, a
+ * buffer of its own per (box, sender) that grows to the largest message, and
+ * the sender's sequence number after them with release (mid-size
+ * collectives: the target may not have entered the collective yet, so its
+ * symmetric memory is no place for them). */
 #include "shmem/fabric.h"
 
 #include "shmem/path_direct.h"
@@ -37,7 +42,7 @@
 #define AM_RECVS 16
 #define AM_SLOTS 8
 
-enum { AM_AMO = 1, AM_PUT, AM_GET, AM_REPLY, AM_STORE };
+enum { AM_AMO = 1, AM_PUT, AM_GET, AM_REPLY, AM_STORE, AM_MAIL };
 
 struct am_msg {
     uint32_t type;
@@ -48,10 +53,17 @@ struct am_msg {
     uint64_t len;         /* PUT, STORE: payload bytes; GET: bytes asked; AMO: the word's size */
     uint64_t value, cond; /* STORE: the word's value and its offset in the region */
 };
+/* A MAIL: region is the box, off the chunk's place in the message, value the
+ * sequence number, cond the message's length (op 1 on its last chunk). */
 #define AM_PAYLOAD (AM_BYTES - sizeof(struct am_msg))
 /* A STORE this small (with its header, at most the provider's inject size)
  * goes by fi_inject. */
 #define AM_STORE_INJECT_MAX 256
+/* A MAIL travels in chunks of at most this many bytes: with its header, below
+ * what providers send eagerly (rxm's 16 KiB bounce buffers, which carry a
+ * header of their own), where a larger message waits for a handshake (tcp: a
+ * 16 KiB broadcast of two PEs took 53 us as one message, 25 in two). */
+#define AM_MAIL_CHUNK ((size_t)(16 << 10) - 512)
 
 /* A receive buffer, or a reply slot (kind says which). */
 struct am_buf {
@@ -62,6 +74,13 @@ struct am_buf {
     struct am_buf *slot; /* request: its reply slot once carried out */
     size_t reply_len;
     char *data; /* AM_BYTES */
+};
+
+/* A mailbox: the last message's bytes and sequence number (release). */
+struct am_box {
+    uint64_t seq;
+    size_t cap;
+    char *data;
 };
 
 /* An initiator's request: waits for its reply and for its own sends. */
@@ -93,6 +112,7 @@ static struct {
     pthread_mutex_t lock; /* the pending queue and the reply slots */
     pthread_mutex_t send_lock;
     struct am_buf *head, *tail; /* requests to carry out or answer */
+    struct am_box *box;         /* [SHMEMI_MAIL_BOXES][n_pes] */
 } am = {.lock = PTHREAD_MUTEX_INITIALIZER, .send_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *const am_fn = "the fabric's message service";
@@ -109,7 +129,8 @@ static int repost(struct am_buf *b) {
 
 int shmemi_fab_am_open(void) {
     size_t n = AM_RECVS + AM_SLOTS + 2 * AM_SLOTS;
-    if (posix_memalign((void **)&am.mem, 4096, n * AM_BYTES))
+    if (posix_memalign((void **)&am.mem, 4096, n * AM_BYTES) ||
+        !(am.box = calloc(SHMEMI_MAIL_BOXES * (size_t)shmemi.n_pes, sizeof(*am.box))))
         return -FI_ENOMEM;
     memset(am.mem, 0, n * AM_BYTES);
 #if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
@@ -154,6 +175,10 @@ void shmemi_fab_am_close(void) {
 #endif
     free(am.mem);
     am.mem = NULL;
+    for (size_t i = 0; i < SHMEMI_MAIL_BOXES * (size_t)shmemi.n_pes; i++)
+        free(am.box[i].data);
+    free(am.box);
+    am.box = NULL;
     am.mr = NULL;
     am.head = am.tail = NULL;
     am.open = 0;
@@ -224,6 +249,27 @@ static void store(const struct am_msg *m) {
     shmemi_wake_at(shmemi.my_pe, word, sizeof(uint64_t));
 }
 
+/* A MAIL's chunk into the sender's box; its last one publishes the message. */
+static void mail(const struct am_msg *m) {
+    if (m->region >= SHMEMI_MAIL_BOXES || m->src < 0 || m->src >= shmemi.n_pes ||
+        m->len > AM_PAYLOAD || m->off > m->cond || m->len > m->cond - m->off)
+        shmemi_fatal("%s: PE %d sent a message of %llu bytes at %llu for box %u", am_fn, m->src,
+                     (unsigned long long)m->len, (unsigned long long)m->off, m->region);
+    struct am_box *b = &am.box[(size_t)m->region * (size_t)shmemi.n_pes + (size_t)m->src];
+    if (m->cond > b->cap) {
+        /* Nobody reads this box now: its last message was read before the
+         * sender could send this one. */
+        free(b->data);
+        if (!(b->data = malloc(m->cond)))
+            shmemi_fatal("%s: out of memory for a message of %llu bytes from PE %d", am_fn,
+                         (unsigned long long)m->cond, m->src);
+        b->cap = m->cond;
+    }
+    memcpy(b->data + m->off, m + 1, m->len);
+    if (m->op)
+        __atomic_store_n(&b->seq, m->value, __ATOMIC_RELEASE);
+}
+
 static struct am_buf *free_slot(void) {
     for (int i = 0; i < AM_SLOTS; i++)
         if (!am.slot[i].busy) {
@@ -238,8 +284,12 @@ static struct am_buf *free_slot(void) {
 static void flush(void) {
     while (am.head) {
         struct am_buf *b = am.head;
-        if (((const struct am_msg *)b->data)->type == AM_STORE) {
-            store((const struct am_msg *)b->data);
+        const struct am_msg *h = (const struct am_msg *)b->data;
+        if (h->type == AM_STORE || h->type == AM_MAIL) {
+            if (h->type == AM_STORE)
+                store(h);
+            else
+                mail(h);
             am.head = b->next;
             if (!am.head)
                 am.tail = NULL;
@@ -420,6 +470,30 @@ void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const 
     shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
 }
 
+/* A message without a reply (header h, n bytes from src) to pe: complete
+ * for the caller once the bytes are copied. */
+static void send_noreply(const struct am_msg *h, const void *src, size_t n, int pe,
+                         const char *fn) {
+    fi_addr_t to = shmemi_fab.peers[pe].addr;
+    if (sizeof *h + n <= shmemi_fab.inject && n <= AM_STORE_INJECT_MAX) {
+        /* Small enough to travel without a buffer of ours or a completion. */
+        char buf[sizeof *h + AM_STORE_INJECT_MAX];
+        memcpy(buf, h, sizeof *h);
+        memcpy(buf + sizeof *h, src, n);
+        FAB_POST(&shmemi_fab.main, pe, "a message", fn,
+                 fi_inject(shmemi_fab.main.ep, buf, sizeof *h + n, to));
+        return;
+    }
+    struct am_send *s = send_buf();
+    s->req = NULL;
+    memcpy(s->data, h, sizeof *h);
+    memcpy(s->data + sizeof *h, src, n);
+    struct iovec iov = {s->data, sizeof *h + n};
+    struct fi_msg m = {.msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = to, .context = s};
+    FAB_POST(&shmemi_fab.main, pe, "a message", fn,
+             fi_sendmsg(shmemi_fab.main.ep, &m, FI_COMPLETION));
+}
+
 void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n,
                          const struct shmemi_route *word, uint64_t v, const char *fn) {
     if (n > AM_PAYLOAD || word->region != r->region)
@@ -432,22 +506,30 @@ void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n
                        .len = n,
                        .value = v,
                        .cond = word->off};
-    fi_addr_t to = shmemi_fab.peers[r->pe].addr;
-    if (sizeof h + n <= shmemi_fab.inject && n <= AM_STORE_INJECT_MAX) {
-        /* Small enough to travel without a buffer of ours or a completion. */
-        char buf[sizeof h + AM_STORE_INJECT_MAX];
-        memcpy(buf, &h, sizeof h);
-        memcpy(buf + sizeof h, src, n);
-        FAB_POST(&shmemi_fab.main, r->pe, "a message", fn,
-                 fi_inject(shmemi_fab.main.ep, buf, sizeof h + n, to));
-        return;
-    }
-    struct am_send *s = send_buf();
-    s->req = NULL;
-    memcpy(s->data, &h, sizeof h);
-    memcpy(s->data + sizeof h, src, n);
-    struct iovec iov = {s->data, sizeof h + n};
-    struct fi_msg m = {.msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = to, .context = s};
-    FAB_POST(&shmemi_fab.main, r->pe, "a message", fn,
-             fi_sendmsg(shmemi_fab.main.ep, &m, FI_COMPLETION));
+    send_noreply(&h, src, n, r->pe, fn);
+}
+
+void shmemi_fab_am_mail(int pe, int box, uint64_t seq, const void *src, size_t n, const char *fn) {
+    size_t done = 0;
+    do {
+        size_t k = n - done < AM_MAIL_CHUNK ? n - done : AM_MAIL_CHUNK;
+        struct am_msg h = {.type = AM_MAIL,
+                           .src = shmemi.my_pe,
+                           .region = (uint32_t)box,
+                           .op = done + k == n,
+                           .off = done,
+                           .len = k,
+                           .value = seq,
+                           .cond = n};
+        send_noreply(&h, (const char *)src + done, k, pe, fn);
+        done += k;
+    } while (done < n);
+}
+
+const void *shmemi_fab_am_mail_in(int pe, int box, uint64_t seq) {
+    const struct am_box *b = &am.box[(size_t)box * (size_t)shmemi.n_pes + (size_t)pe];
+    /* Acquire: pairs with the release of the message's last chunk. */
+    if (__atomic_load_n(&b->seq, __ATOMIC_ACQUIRE) != seq)
+        return NULL;
+    return b->data ? (const void *)b->data : (const void *)b;
 }

@@ -95,6 +95,16 @@ struct shmemi_path_ops {
      * small collectives then take the barrier path. */
     void (*ordered_store)(const struct shmemi_route *r, const void *src, size_t n,
                           const struct shmemi_route *w, uint64_t v, const char *fn);
+    /* Mailboxes: a message of n bytes (n may be 0) for box `box` (below
+     * SHMEMI_MAIL_BOXES) of world PE pe, tagged seq, which the target keeps in
+     * memory of its own until read there: complete for the caller at once.
+     * mail_in: the bytes of the message tagged seq from PE pe in this PE's
+     * box, or NULL while it has not come. The sender of a box never has two
+     * messages in it unread (seq and seq + 1 alternate between two boxes).
+     * Reaches every PE of the job, mapped ones included. Optional: mid-size
+     * collectives then take the barrier path. */
+    void (*mail)(int pe, int box, uint64_t seq, const void *src, size_t n, const char *fn);
+    const void *(*mail_in)(int pe, int box, uint64_t seq);
     /* An acquire load of a word (1, 2, 4 or 8 bytes) into *out: wait, test
      * and signal_fetch on this PE's memory. */
     void (*load)(const struct shmemi_route *r, void *out, size_t size, const char *fn);

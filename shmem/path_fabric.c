@@ -553,6 +553,8 @@ const struct shmemi_path_ops shmemi_path_fabric = {
      * ordered writes would spare the target's CPU but cost more: 21.9 us an
      * 8-byte fcollect of two PEs over tcp, against 15.9 as a message. */
     .ordered_store = shmemi_fab_am_store,
+    .mail = shmemi_fab_am_mail,
+    .mail_in = shmemi_fab_am_mail_in,
     .load = fabric_load,
     .quiet = fabric_quiet,
     .fence = fabric_quiet,

@@ -133,6 +133,8 @@ struct shmemi_wake {
 #define SHMEMI_LL_PES 128
 #define SHMEMI_LL_BYTES 112
 #define SHMEMI_LL_AREAS 2 /* the WORLD team; active sets over every PE */
+/* A fabric's mailboxes for the mid-size ones: one per area and parity. */
+#define SHMEMI_MAIL_BOXES (2 * SHMEMI_LL_AREAS)
 struct shmemi_ll_slot {
     _Alignas(SHMEMI_CACHELINE) uint64_t seq;
     uint64_t pad; /* the bytes start 16-byte aligned */

@@ -1,9 +1,11 @@
 /* Small collectives back to back (the barrier-free exchange of shmem/coll.c):
- * reductions, fcollects and alltoalls of a few bytes on SHMEM_TEAM_WORLD and
- * on the active set of every PE, hundreds of rounds in a row with values that
- * change every round, interleaved with large ones (the barrier path) and with
- * PEs that fall behind now and then, every result checked. A message read
- * from the wrong round, or overwritten before it was read, shows. */
+ * reductions (in place too), fcollects, alltoalls and broadcasts from every
+ * root, of a few bytes on SHMEM_TEAM_WORLD and on the active set of every PE,
+ * hundreds of rounds in a row with values that change every round,
+ * interleaved with larger ones (32 KiB: the barrier path on one node, the
+ * mailboxes of several chunks through a fabric) and with PEs that fall behind
+ * now and then, every result checked. A message read from the wrong round,
+ * or overwritten before it was read, shows. */
 #include "check.h"
 
 #include <string.h>
@@ -35,7 +37,7 @@ int main(void) {
         psync[i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
     for (int r = 0; r < ROUNDS; r++) {
-        int k = r % 4;
+        int k = r % 5;
         size_t cnt = (r % 7 == 6) ? LARGE : SMALL;
         for (size_t i = 0; i < LARGE; i++)
             src[i] = val(me, r, (int)i);
@@ -43,7 +45,10 @@ int main(void) {
             nap_us(200); /* fall behind: the others run ahead into the next round */
         if (k == 0 || k == 3) {
 #if FUNC_SPEC_15
-            if (k == 0)
+            if (k == 0 && (r & 8)) { /* in place */
+                memcpy(dst, src, cnt * sizeof(long));
+                shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, dst, cnt);
+            } else if (k == 0)
                 shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, cnt);
             else
 #endif
@@ -57,6 +62,19 @@ int main(void) {
                     want += val(p, r, (int)i);
                 CHECK(dst[i] == want, "round %d: sum[%zu] = %ld, expected %ld", r, i, dst[i], want);
             }
+        } else if (k == 4) {
+            /* broadcast from a root that moves every time */
+            int root = (r / 5) % n;
+#if FUNC_SPEC_15
+            shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, cnt, root);
+#else
+            shmem_broadcast64(dst, src, cnt, root, 0, 0, n, psync);
+            shmem_barrier_all();
+#endif
+            for (size_t i = 0; i < cnt; i++)
+                if (me != root || FUNC_SPEC_15)
+                    CHECK(dst[i] == val(root, r, (int)i), "round %d: broadcast from %d [%zu] = %ld",
+                          r, root, i, dst[i]);
         } else {
             /* k == 1: fcollect (every member's block 0); k == 2: alltoall (block me). */
             size_t per = cnt == SMALL ? 2 : 64;
