@@ -167,7 +167,7 @@ if [ "${2:-}" = "--fabric" ]; then
     run "over tcp" FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
     run "over shm" SHMEM_OFI_PROVIDER=shm
     run "over shm, staged" SHMEM_OFI_PROVIDER=shm SHMEM_OFI_HMEM=staged
-    for t in static_data heap_rma amo signals coll_team lock plan_run; do
+    for t in static_data heap_rma amo signals coll_team coll_small lock plan_run; do
         p=$(find "$b" -path "*tests/func/$t" -type f -perm -u+x | head -n 1)
         [ -n "$p" ] || continue
         if env SHMEM_HEAP=host SHMEM_FORCE_FABRIC=1 FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo \
