@@ -1,6 +1,6 @@
 /* Small collectives back to back (the barrier-free exchange of shmem/coll.c):
- * reductions (in place too), fcollects, alltoalls and broadcasts from every
- * root, of a few bytes on SHMEM_TEAM_WORLD and on the active set of every PE,
+ * reductions (in place too), fcollects, alltoalls, broadcasts from every
+ * root and collects of sizes that differ by member (none too), of a few bytes on SHMEM_TEAM_WORLD and on the active set of every PE,
  * hundreds of rounds in a row with values that change every round,
  * interleaved with larger ones (32 KiB: the barrier path on one node, the
  * mailboxes of several chunks through a fabric) and with PEs that fall behind
@@ -37,7 +37,7 @@ int main(void) {
         psync[i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
     for (int r = 0; r < ROUNDS; r++) {
-        int k = r % 5;
+        int k = r % 6;
         size_t cnt = (r % 7 == 6) ? LARGE : SMALL;
         for (size_t i = 0; i < LARGE; i++)
             src[i] = val(me, r, (int)i);
@@ -62,6 +62,20 @@ int main(void) {
                     want += val(p, r, (int)i);
                 CHECK(dst[i] == want, "round %d: sum[%zu] = %ld, expected %ld", r, i, dst[i], want);
             }
+        } else if (k == 5) {
+            /* collect: member p gives (p + r) % 3 blocks */
+            size_t blk = cnt == SMALL ? 1 : 700, mine = (size_t)((me + r) % 3) * blk;
+#if FUNC_SPEC_15
+            shmem_long_collect(SHMEM_TEAM_WORLD, dst, src, mine);
+#else
+            shmem_collect64(dst, src, mine, 0, 0, n, psync);
+            shmem_barrier_all();
+#endif
+            size_t off = 0;
+            for (int p = 0; p < n; p++)
+                for (size_t i = 0; i < (size_t)((p + r) % 3) * blk; i++, off++)
+                    CHECK(dst[off] == val(p, r, (int)i), "round %d: collect from PE %d [%zu] = %ld",
+                          r, p, i, dst[off]);
         } else if (k == 4) {
             /* broadcast from a root that moves every time */
             int root = (r / 5) % n;
