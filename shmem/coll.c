@@ -135,6 +135,12 @@ static void check_sym(const void *addr, size_t len, const char *fn) {
  * (collectives on one team never run concurrently), and active sets of every
  * PE when the program did not ask for SHMEM_THREAD_MULTIPLE. */
 static uint64_t *ll_sent[SHMEMI_LL_AREAS], *ll_recvd[SHMEMI_LL_AREAS]; /* per world PE */
+/* Per world PE: its message ll_recvd + 1 came or comes, unread (a broadcast's
+ * root does not wait for the others' word that they are in): read before our
+ * next message to that PE, which takes the slot of our last one but one.
+ * Where it is: LL_OWED_SLOT, LL_OWED_MAIL (the mail row), or 0 (none). */
+static uint64_t *ll_owed[SHMEMI_LL_AREAS];
+enum { LL_OWED_SLOT = 1, LL_OWED_MAIL };
 
 /* Where a fabric is in the job, messages of more than SHMEMI_LL_BYTES go
  * into the members' mailboxes (struct shmemi_path_ops: mail), up to so many
@@ -185,26 +191,54 @@ static int ll_area(const struct grp *g, size_t bytes, size_t mail_max, struct ll
  * those with the hub (a broadcast's root). */
 static int ll_pair(int hub, int a, int b) { return hub < 0 || a == hub || b == hub; }
 
+/* Wait for PE pe's message seq in area, by mail (the row) or in its slot. */
+static const unsigned char *ll_wait(const struct shmemi_path_ops *mail, int area, int pe,
+                                    uint64_t seq, struct shmemi_spin *sp) {
+    const unsigned char *got;
+    if (mail) {
+        while (!(got = mail->mail_in(pe, area * 2 + (int)(seq & 1), seq)))
+            shmemi_spin(sp);
+        return got;
+    }
+    struct shmemi_ll_slot *sl = &shmemi_ctl_of(shmemi.my_pe)->ll[area][seq & 1][pe];
+    /* Acquire: pairs with the sender's release of seq. */
+    while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != seq)
+        shmemi_spin(sp);
+    return sl->data;
+}
+
 /* Send msg(j) (len bytes) to every other member j we exchange with, then wait
  * for each such member's message to us; got[m] points at member m's bytes
  * (NULL for me and the others) until ll_done. With a hub, the others' messages
- * to it only say they are in: by mail, they carry no bytes. */
+ * to it only say they are in (by mail, without bytes), and the hub reads them
+ * later (ll_owed): it returns as soon as its own are sent. */
 static void ll_exchange(const struct grp *g, const struct ll *x, int hub, size_t len,
                         const void *(*msg)(const void *arg, int j), const void *arg,
                         const unsigned char **got) {
     int area = x->area;
     if (!ll_sent[area]) {
-        ll_sent[area] = calloc(2 * (size_t)shmemi.n_pes, sizeof(uint64_t));
+        ll_sent[area] = calloc(3 * (size_t)shmemi.n_pes, sizeof(uint64_t));
         if (!ll_sent[area])
             shmemi_fatal("%s: out of memory", g->fn);
         ll_recvd[area] = ll_sent[area] + shmemi.n_pes;
+        ll_owed[area] = ll_sent[area] + 2 * shmemi.n_pes;
     }
     int me = shmemi.my_pe;
     struct shmemi_ctl *mine = shmemi_ctl_of(me);
+    struct shmemi_spin sp = {0};
+    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
     for (int k = 1; k < g->size; k++) {
         int j = (g->me + k) % g->size, pe = grp_pe(g, j);
         if (!ll_pair(hub, g->me, j))
             continue;
+        if (ll_owed[area][pe]) {
+            /* Its message from when we were a hub: read now, since ours takes
+             * the slot it could take only after reading our last but one. */
+            ll_wait(ll_owed[area][pe] == LL_OWED_MAIL ? shmemi.amo_row : NULL, area, pe,
+                    ll_recvd[area][pe] + 1, &sp);
+            ll_recvd[area][pe]++;
+            ll_owed[area][pe] = 0;
+        }
         uint64_t seq = ++ll_sent[area][pe];
         if (x->mail) {
             x->mail->mail(pe, area * 2 + (int)(seq & 1), seq, msg(arg, j),
@@ -227,30 +261,24 @@ static void ll_exchange(const struct grp *g, const struct ll *x, int hub, size_t
         __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
         shmemi_wake_at(pe, sl, sizeof(*sl));
     }
-    struct shmemi_spin sp = {0};
-    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
     for (int m = 0; m < g->size; m++) {
         got[m] = NULL;
         if (m == g->me || !ll_pair(hub, g->me, m))
             continue;
         int pe = grp_pe(g, m);
-        uint64_t seq = ll_recvd[area][pe] + 1;
-        if (x->mail) {
-            while (!(got[m] = x->mail->mail_in(pe, area * 2 + (int)(seq & 1), seq)))
-                shmemi_spin(&sp);
-            continue;
-        }
-        struct shmemi_ll_slot *sl = &mine->ll[area][seq & 1][pe];
-        /* Acquire: pairs with the sender's release of seq. */
-        while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != seq)
-            shmemi_spin(&sp);
-        got[m] = sl->data;
+        if (g->me == hub)
+            ll_owed[area][pe] = x->mail ? LL_OWED_MAIL : LL_OWED_SLOT;
+        else
+            got[m] = ll_wait(x->mail, area, pe, ll_recvd[area][pe] + 1, &sp);
     }
     shmemi_spin_end(&sp);
 }
 
-/* The messages are read: the slots may take the senders' next ones. */
+/* The messages are read: the slots may take the senders' next ones (a hub's
+ * are read later). */
 static void ll_done(const struct grp *g, const struct ll *x, int hub) {
+    if (g->me == hub)
+        return;
     for (int m = 0; m < g->size; m++)
         if (m != g->me && ll_pair(hub, g->me, m))
             ll_recvd[x->area][grp_pe(g, m)]++;

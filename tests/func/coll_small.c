@@ -1,6 +1,7 @@
 /* Small collectives back to back (the barrier-free exchange of shmem/coll.c):
  * reductions (in place too), fcollects, alltoalls, broadcasts from every
- * root and collects of sizes that differ by member (none too), of a few bytes on SHMEM_TEAM_WORLD and on the active set of every PE,
+ * root (and bursts from one root) and collects of sizes that differ by
+ * member (none too), of a few bytes on SHMEM_TEAM_WORLD and on the active set of every PE,
  * hundreds of rounds in a row with values that change every round,
  * interleaved with larger ones (32 KiB: the barrier path on one node, the
  * mailboxes of several chunks through a fabric) and with PEs that fall behind
@@ -111,6 +112,26 @@ int main(void) {
                           "round %d: %s block from PE %d [%zu] = %ld", r,
                           k == 1 ? "fcollect" : "alltoall", p, i, dst[(size_t)p * per + i]);
         }
+    }
+    /* Broadcasts back to back from one root, then another: the root returns
+     * as soon as its messages are out, and changes its source at once. */
+    for (int r = 0; r < 2 * ROUNDS; r++) {
+        int root = r < ROUNDS ? 0 : n - 1;
+        size_t cnt = (r % 5 == 4) ? LARGE : SMALL;
+        for (size_t i = 0; i < cnt; i++)
+            src[i] = val(me, r, (int)i);
+        if ((r * 3 + me) % 17 == 0)
+            nap_us(100);
+#if FUNC_SPEC_15
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, cnt, root);
+#else
+        shmem_broadcast64(dst, src, cnt, root, 0, 0, n, psync);
+        shmem_barrier_all();
+#endif
+        if (me != root || FUNC_SPEC_15)
+            for (size_t i = 0; i < cnt; i++)
+                CHECK(dst[i] == val(root, r, (int)i), "burst %d: broadcast from %d [%zu] = %ld", r,
+                      root, i, dst[i]);
     }
     shmem_barrier_all();
     func_pass("coll_small");
