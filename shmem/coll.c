@@ -143,17 +143,14 @@ static uint64_t *ll_owed[SHMEMI_LL_AREAS];
 enum { LL_OWED_SLOT = 1, LL_OWED_MAIL };
 
 /* Where a fabric is in the job, messages of more than SHMEMI_LL_BYTES go
- * into the members' mailboxes (struct shmemi_path_ops: mail), up to so many
- * bytes a message, and LL_MAIL_TOTAL in all from one PE: one message to each
- * member beats two barriers and the gets, the barriers being two fabric
- * latencies each. Larger ones take the barrier path, whose gets move every
- * byte once, in fewer and larger transfers than the mailboxes' chunks: over
- * tcp, two PEs, a 64 KiB fcollect took 92 us by mail and 69 by the barrier
- * path; a reduction's barrier path reads and writes every element once per
- * member, and its mailboxes win up to the bound in all (two PEs: 64 KiB 80
- * against 173 us, 256 KiB about 400 against 753). */
+ * into the members' mailboxes (struct shmemi_path_ops: mail), up to
+ * LL_MAIL_BYTES a message and LL_MAIL_TOTAL in all from one PE: one message
+ * to each member beats two barriers and the transfers, the barriers being two
+ * fabric latencies each. Larger ones take the barrier path, whose gets and
+ * puts move every byte once, in fewer and larger transfers than the
+ * mailboxes' chunks: over tcp, two PEs, a 64 KiB fcollect took 92 us by mail
+ * and 69 by the barrier path, a 256 KiB reduction 399 against 164. */
 #define LL_MAIL_BYTES ((size_t)32 << 10)
-#define LL_MAIL_REDUCE_BYTES LL_MAIL_TOTAL
 #define LL_MAIL_TOTAL ((size_t)512 << 10)
 
 /* An exchange: its area, and whether its messages go by mail. */
@@ -304,7 +301,7 @@ static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t ne
                      void (*op)(void *, const void *, size_t)) {
     size_t bytes = nelems * es;
     struct ll x;
-    if (ll_area(g, bytes, LL_MAIL_REDUCE_BYTES, &x) < 0)
+    if (ll_area(g, bytes, LL_MAIL_BYTES, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     _Alignas(16) unsigned char small[SHMEMI_LL_BYTES];
@@ -534,6 +531,10 @@ static size_t elementwise_bytes(const struct grp *g, const void *dest, const voi
 typedef void (*combine_fn)(void *acc, const void *x, size_t n);
 
 #define REDUCE_CHUNK 8192 /* bytes reduced at a time: the sources stay in cache */
+/* Where a fabric is in the job, a remote member's chunk is a get, a round
+ * trip each: chunks this large, fetched into a buffer of their size (a 1 MiB
+ * reduction of two PEs over tcp: 2835 us in 8 KiB chunks). */
+#define REDUCE_CHUNK_FABRIC ((size_t)256 << 10)
 
 /* Member me owns elements [lo, lo + cnt): it combines them over every
  * member's source (in member order) and writes them into every member's
@@ -555,8 +556,12 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     const char *srcs = (const char *)src + lo * es;
 
     /* A member's source chunk: its mapping, or fetched into scratch. */
-    _Alignas(max_align_t) char scratch[REDUCE_CHUNK + 16];
-    size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
+    _Alignas(max_align_t) char small[REDUCE_CHUNK + 16];
+    size_t chunk = shmemi.amo_row ? REDUCE_CHUNK_FABRIC : REDUCE_CHUNK;
+    char *scratch = chunk > REDUCE_CHUNK ? malloc(chunk + 16) : small;
+    if (!scratch)
+        shmemi_fatal("%s: out of memory for %zu bytes of reduction scratch", g->fn, chunk);
+    size_t step = chunk / es ? chunk / es : 1;
     grp_sync(g); /* every source is ready, every dest is free */
     if (!inplace) {
         /* Combine into my own dest slice (nobody else writes or reads it
@@ -573,6 +578,8 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
             }
         }
         grp_sync(g); /* every slice written everywhere; sources reusable */
+        if (scratch != small)
+            free(scratch);
         return 0;
     }
 
@@ -595,6 +602,8 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     grp_sync(g); /* every slice written everywhere */
     if (buf != stack)
         free(buf);
+    if (scratch != small)
+        free(scratch);
     return 0;
 }
 
