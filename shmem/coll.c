@@ -536,6 +536,24 @@ typedef void (*combine_fn)(void *acc, const void *x, size_t n);
  * reduction of two PEs over tcp: 2835 us in 8 KiB chunks). */
 #define REDUCE_CHUNK_FABRIC ((size_t)256 << 10)
 
+/* The chunks of a reduction or a scan, and the scratch a remote member's is
+ * fetched into. */
+struct chunks {
+    size_t bytes;
+    char *scratch;
+    _Alignas(max_align_t) char small[REDUCE_CHUNK + 16];
+};
+static void chunks_open(struct chunks *k, const char *fn) {
+    k->bytes = shmemi.amo_row ? REDUCE_CHUNK_FABRIC : REDUCE_CHUNK;
+    k->scratch = k->bytes > REDUCE_CHUNK ? malloc(k->bytes + 16) : k->small;
+    if (!k->scratch)
+        shmemi_fatal("%s: out of memory for %zu bytes of scratch", fn, k->bytes);
+}
+static void chunks_close(struct chunks *k) {
+    if (k->scratch != k->small)
+        free(k->scratch);
+}
+
 /* Member me owns elements [lo, lo + cnt): it combines them over every
  * member's source (in member order) and writes them into every member's
  * dest. In place (dest == source), the dests are the sources others still
@@ -556,12 +574,10 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     const char *srcs = (const char *)src + lo * es;
 
     /* A member's source chunk: its mapping, or fetched into scratch. */
-    _Alignas(max_align_t) char small[REDUCE_CHUNK + 16];
-    size_t chunk = shmemi.amo_row ? REDUCE_CHUNK_FABRIC : REDUCE_CHUNK;
-    char *scratch = chunk > REDUCE_CHUNK ? malloc(chunk + 16) : small;
-    if (!scratch)
-        shmemi_fatal("%s: out of memory for %zu bytes of reduction scratch", g->fn, chunk);
-    size_t step = chunk / es ? chunk / es : 1;
+    struct chunks k;
+    chunks_open(&k, g->fn);
+    char *scratch = k.scratch;
+    size_t step = k.bytes / es ? k.bytes / es : 1;
     grp_sync(g); /* every source is ready, every dest is free */
     if (!inplace) {
         /* Combine into my own dest slice (nobody else writes or reads it
@@ -578,8 +594,7 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
             }
         }
         grp_sync(g); /* every slice written everywhere; sources reusable */
-        if (scratch != small)
-            free(scratch);
+        chunks_close(&k);
         return 0;
     }
 
@@ -602,8 +617,7 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     grp_sync(g); /* every slice written everywhere */
     if (buf != stack)
         free(buf);
-    if (scratch != small)
-        free(scratch);
+    chunks_close(&k);
     return 0;
 }
 
@@ -624,9 +638,11 @@ static int do_scan(const struct grp *g, void *dest, const void *src, size_t nele
     if (!out)
         shmemi_fatal("%s: out of memory for %zu bytes of scan scratch", g->fn, bytes);
     int last = inclusive ? g->me : g->me - 1; /* the prefix: members 0..last */
-    size_t step = REDUCE_CHUNK / es ? REDUCE_CHUNK / es : 1;
     /* A member's source chunk: its mapping, or fetched into scratch. */
-    _Alignas(max_align_t) char scratch[REDUCE_CHUNK + 16];
+    struct chunks k;
+    chunks_open(&k, g->fn);
+    char *scratch = k.scratch;
+    size_t step = k.bytes / es ? k.bytes / es : 1;
 
     grp_sync(g); /* every source is ready */
     for (size_t off = 0; off < nelems; off += step) {
@@ -648,6 +664,7 @@ static int do_scan(const struct grp *g, void *dest, const void *src, size_t nele
             free(out);
     }
     grp_sync(g); /* every read of my source done: the caller may reuse it */
+    chunks_close(&k);
     return 0;
 }
 
