@@ -7,7 +7,9 @@
 #include <complex.h>
 #include <stdint.h>
 
-#define BIG 5000 /* longs: larger than the 8 KiB the scan sums at a time */
+/* longs: more than one chunk of what a scan sums at a time (8 KiB; 256 KiB
+ * through a fabric) */
+#define BIG 40000
 
 static int me, npes;
 
