@@ -440,9 +440,13 @@ static inline void shmemi_spin_watch(struct shmemi_spin *s, const void *addr, si
     s->watch_len = len;
 }
 void shmemi_spin_slow(struct shmemi_spin *s);
+/* Turns of pause between two runs of the slow path, which also runs the
+ * progress of rows that need a waiter's (shmemi_paths_progress): fewer once
+ * such a row is in the job (shmem/wait.c). */
+extern unsigned shmemi_spin_turns;
 void shmemi_spin_disarm(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
-    if (SHMEMI_LIKELY(++s->n < 128)) {
+    if (SHMEMI_LIKELY(++s->n < __atomic_load_n(&shmemi_spin_turns, __ATOMIC_RELAXED))) {
         sdma_cpu_relax();
         return;
     }
