@@ -4,7 +4,8 @@
 #                            compile examples/hello_ring.c with the installed oshcc
 #                            and run it on 4 PEs with the installed oshrun
 #   scripts/dev.sh test      install what is missing, build, run every test (ctest)
-#   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan
+#   scripts/dev.sh sanitize  the functional and unit suites under ASan + UBSan, and the
+#                            standard programs through the fabric (tcp) under them too
 #   scripts/dev.sh fuzz      a short libFuzzer run of the soft engine's decoder (clang, ASan)
 #   scripts/dev.sh kfd-model build against the KFD model (sdma/kfd_model) in $BUILD_DIR-kfd,
 #                            run its tests, the hardware checks of scripts/amd-check.sh
@@ -109,6 +110,12 @@ sanitize)
     build "$BUILD_DIR-asan" -DSHMEM_SANITIZE=address,undefined -DSHMEM_BUILD_BENCH=OFF
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
         ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L 'unit|func'
+    # The fabric path too (every PE through tcp on the loopback interface; oshrun's own
+    # launcher, so no PMIx library and its leaks in the report).
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        SHMEM_FORCE_FABRIC=1 FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo \
+        ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L func \
+        -R 'func\.(static_data|heap_rma|amo|signals|lock|coll_small|coll_team|coll_active|scan|team_split|team_ctx|many_ctx|plan_run)\.np(2|4)'
     ;;
 fabric)
     deps

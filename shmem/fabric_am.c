@@ -265,7 +265,8 @@ static void mail(const struct am_msg *m) {
                          (unsigned long long)m->cond, m->src);
         b->cap = m->cond;
     }
-    memcpy(b->data + m->off, m + 1, m->len);
+    if (m->len) /* a message of no bytes has no buffer */
+        memcpy(b->data + m->off, m + 1, m->len);
     if (m->op)
         __atomic_store_n(&b->seq, m->value, __ATOMIC_RELEASE);
 }
@@ -479,7 +480,8 @@ static void send_noreply(const struct am_msg *h, const void *src, size_t n, int 
         /* Small enough to travel without a buffer of ours or a completion. */
         char buf[sizeof *h + AM_STORE_INJECT_MAX];
         memcpy(buf, h, sizeof *h);
-        memcpy(buf + sizeof *h, src, n);
+        if (n)
+            memcpy(buf + sizeof *h, src, n);
         FAB_POST(&shmemi_fab.main, pe, "a message", fn,
                  fi_inject(shmemi_fab.main.ep, buf, sizeof *h + n, to));
         return;
@@ -487,7 +489,8 @@ static void send_noreply(const struct am_msg *h, const void *src, size_t n, int 
     struct am_send *s = send_buf();
     s->req = NULL;
     memcpy(s->data, h, sizeof *h);
-    memcpy(s->data + sizeof *h, src, n);
+    if (n)
+        memcpy(s->data + sizeof *h, src, n);
     struct iovec iov = {s->data, sizeof *h + n};
     struct fi_msg m = {.msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = to, .context = s};
     FAB_POST(&shmemi_fab.main, pe, "a message", fn,
