@@ -26,6 +26,22 @@ static void nap_us(long us) {
     nanosleep(&ts, NULL);
 }
 
+/* cnt longs of round r from root, checked (an active set's root gets none). */
+static void broadcast(int r, int root, size_t cnt, const char *what) {
+    int me = shmem_my_pe(), n = shmem_n_pes();
+#if FUNC_SPEC_15
+    (void)n;
+    shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, cnt, root);
+#else
+    shmem_broadcast64(dst, src, cnt, root, 0, 0, n, psync);
+    shmem_barrier_all();
+#endif
+    if (me != root || FUNC_SPEC_15)
+        for (size_t i = 0; i < cnt; i++)
+            CHECK(dst[i] == val(root, r, (int)i), "%s %d: broadcast from %d [%zu] = %ld", what, r,
+                  root, i, dst[i]);
+}
+
 int main(void) {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -78,18 +94,7 @@ int main(void) {
                     CHECK(dst[off] == val(p, r, (int)i), "round %d: collect from PE %d [%zu] = %ld",
                           r, p, i, dst[off]);
         } else if (k == 4) {
-            /* broadcast from a root that moves every time */
-            int root = (r / 5) % n;
-#if FUNC_SPEC_15
-            shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, cnt, root);
-#else
-            shmem_broadcast64(dst, src, cnt, root, 0, 0, n, psync);
-            shmem_barrier_all();
-#endif
-            for (size_t i = 0; i < cnt; i++)
-                if (me != root || FUNC_SPEC_15)
-                    CHECK(dst[i] == val(root, r, (int)i), "round %d: broadcast from %d [%zu] = %ld",
-                          r, root, i, dst[i]);
+            broadcast(r, (r / 5) % n, cnt, "round"); /* a root that moves every time */
         } else {
             /* k == 1: fcollect (every member's block 0); k == 2: alltoall (block me). */
             size_t per = cnt == SMALL ? 2 : 64;
@@ -122,16 +127,7 @@ int main(void) {
             src[i] = val(me, r, (int)i);
         if ((r * 3 + me) % 17 == 0)
             nap_us(100);
-#if FUNC_SPEC_15
-        shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, cnt, root);
-#else
-        shmem_broadcast64(dst, src, cnt, root, 0, 0, n, psync);
-        shmem_barrier_all();
-#endif
-        if (me != root || FUNC_SPEC_15)
-            for (size_t i = 0; i < cnt; i++)
-                CHECK(dst[i] == val(root, r, (int)i), "burst %d: broadcast from %d [%zu] = %ld", r,
-                      root, i, dst[i]);
+        broadcast(r, root, cnt, "burst");
     }
     shmem_barrier_all();
     func_pass("coll_small");
