@@ -271,15 +271,14 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
     /* Or behind a fabric whose provider moves transfers only when asked to
      * (what peers write into this PE's memory included): the wait runs the
      * progress and never sleeps, since a sleep would delay every peer's
-     * transfer into this PE by as long. It yields only where the job has
-     * more PEs than CPUs, as the spin below does (each yield is a system
-     * call between two looks: an exchange of two PEs over tcp took 18.6-22.8
-     * us with one, 16.4-18.2 without). */
+     * transfer into this PE by as long. It yields instead, so a thread that
+     * needs the core gets it: ours running the progress too, or another PE
+     * where the machine is shared in ways the node's PE count does not show
+     * (hosts made of network namespaces, other jobs). */
     if (shmemi_paths_progress()) {
         __atomic_store_n(&shmemi_spin_turns, PROGRESS_SPIN_TURNS, __ATOMIC_RELAXED);
         s->blocking = 0;
-        if (crowded)
-            sched_yield();
+        sched_yield();
         return;
     }
     if (s->blocking) {
