@@ -161,7 +161,7 @@ struct ll {
 
 /* The area of a collective of `bytes` per message, or -1 (the barrier path).
  * Every member decides alike: the sizes, the team, the job's rows. */
-static int ll_area(const struct grp *g, size_t bytes, size_t mail_max, struct ll *x) {
+static int ll_area(const struct grp *g, size_t bytes, struct ll *x) {
     /* The messages are stores into the members' control blocks: through the
      * mapping, or a row's ordered stores (a fabric's messages); larger ones
      * the fabric's mail to every member, those of this node included. */
@@ -170,7 +170,8 @@ static int ll_area(const struct grp *g, size_t bytes, size_t mail_max, struct ll
     if (shmemi.n_pes > SHMEMI_LL_PES || g->size < 2)
         return -1;
     if (bytes > SHMEMI_LL_BYTES) {
-        if (!row || !row->mail || bytes > mail_max || bytes * (size_t)(g->size - 1) > LL_MAIL_TOTAL)
+        if (!row || !row->mail || bytes > LL_MAIL_BYTES ||
+            bytes * (size_t)(g->size - 1) > LL_MAIL_TOTAL)
             return -1;
         x->mail = row;
     } else if (row && !row->ordered_store) {
@@ -301,7 +302,7 @@ static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t ne
                      void (*op)(void *, const void *, size_t)) {
     size_t bytes = nelems * es;
     struct ll x;
-    if (ll_area(g, bytes, LL_MAIL_BYTES, &x) < 0)
+    if (ll_area(g, bytes, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     _Alignas(16) unsigned char small[SHMEMI_LL_BYTES];
@@ -326,7 +327,7 @@ static int ll_reduce(const struct grp *g, void *dest, const void *src, size_t ne
  * member j gets my block j) of `bytes` per member. 1 when done this way. */
 static int ll_gather(const struct grp *g, void *dest, const void *src, size_t bytes, int blocks) {
     struct ll x;
-    if (ll_area(g, bytes, LL_MAIL_BYTES, &x) < 0)
+    if (ll_area(g, bytes, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     struct ll_blocks b = {src, bytes};
@@ -352,7 +353,7 @@ static int ll_gather(const struct grp *g, void *dest, const void *src, size_t by
 static int ll_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
                         int root_too) {
     struct ll x;
-    if (ll_area(g, bytes, LL_MAIL_BYTES, &x) < 0)
+    if (ll_area(g, bytes, &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     ll_exchange(g, &x, root, bytes, ll_same, src, got);
@@ -370,7 +371,7 @@ static int ll_broadcast(const struct grp *g, void *dest, const void *src, size_t
  * publishes the sizes again). One node's collects take the barrier path. */
 static int ll_collect(const struct grp *g, void *dest, const void *src, size_t bytes) {
     struct ll x;
-    if (!shmemi.amo_row || !shmemi.amo_row->mail || ll_area(g, sizeof(uint64_t), 0, &x) < 0)
+    if (!shmemi.amo_row || !shmemi.amo_row->mail || ll_area(g, sizeof(uint64_t), &x) < 0)
         return 0;
     const unsigned char *got[SHMEMI_LL_PES];
     uint64_t mine = bytes, n[SHMEMI_LL_PES];
@@ -382,7 +383,7 @@ static int ll_collect(const struct grp *g, void *dest, const void *src, size_t b
         most = n[m] > most ? n[m] : most;
     }
     ll_done(g, &x, -1);
-    if (ll_area(g, most, LL_MAIL_BYTES, &x) < 0)
+    if (ll_area(g, most, &x) < 0)
         return 0;
     check_sym(dest, total, g->fn);
     /* Messages of my size: the members know it. */
