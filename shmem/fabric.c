@@ -1,13 +1,11 @@
 /* The fabric's setup, endpoints, completion and progress (shmem/fabric.h).
  *
- * Provider: the first libfabric offers for an RDM endpoint with RMA, atomics
- * and messages whose transfers can complete on delivery, or the one
- * SHMEM_OFI_PROVIDER names (SHMEM_OFI_DOMAIN: its domain). Every PE must get
- * the same provider: the exchange checks it.
+ * Provider: the one fabric_choice.c picks. Every PE must get the same one:
+ * the exchange checks it.
  *
  * Registration: what the provider's FI_MR_* modes ask (shmem/fabric.h).
  *
- * Progress: most providers over sockets or shared memory (tcp;ofi_rxm, shm)
+ * Progress: most providers over sockets or shared memory (net, tcp;ofi_rxm, shm)
  * move data only inside libfabric calls, on both sides of a transfer: a
  * target that computes outside the library never serves a peer's get. So a
  * thread of each PE runs the main endpoint's progress (SHMEM_OFI_PROGRESS):
@@ -25,6 +23,7 @@
 #endif
 
 #include <dlfcn.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,7 +235,7 @@ static void *progress_main(void *arg) {
 
 static void progress_start(void) {
     const char *mode = shmemi.cfg.OFI_PROGRESS;
-    if (shmemi_fab.info->domain_attr->data_progress == FI_PROGRESS_AUTO && !strcmp(mode, "auto"))
+    if (shmemi_fab.auto_progress && !strcmp(mode, "auto"))
         return; /* the provider progresses by itself */
     if (!strcmp(mode, "caller"))
         return;
@@ -372,6 +371,26 @@ void shmemi_fab_slot_put(struct fab_ep *e, char *slot) {
     __atomic_fetch_or(&e->slots_free, (uint64_t)1 << i, __ATOMIC_RELEASE);
 }
 
+/* A copy of info's source address, its port 0 (the system picks a free one):
+ * its length, or 0 and *out NULL. */
+static size_t any_port(const struct fi_info *info, char **out) {
+    *out = NULL;
+    if (!info->src_addr || !(*out = malloc(info->src_addrlen)))
+        return 0;
+    memcpy(*out, info->src_addr, info->src_addrlen);
+    if (info->addr_format == FI_SOCKADDR_IN && info->src_addrlen >= sizeof(struct sockaddr_in))
+        ((struct sockaddr_in *)(void *)*out)->sin_port = 0;
+    else if (info->addr_format == FI_SOCKADDR_IN6 &&
+             info->src_addrlen >= sizeof(struct sockaddr_in6))
+        ((struct sockaddr_in6 *)(void *)*out)->sin6_port = 0;
+    else {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    return info->src_addrlen;
+}
+
 /* An endpoint bound to the AV, with its own counter and queue. The main one
  * keeps the provider's source address (the one the peers get); the others
  * take a fresh one. */
@@ -402,14 +421,17 @@ static int ep_open(struct fab_ep *e, int main_ep) {
         if (!(info = fi_dupinfo(shmemi_fab.info)))
             return -FI_ENOMEM;
         char *name = NULL;
+        size_t len = 0;
         static unsigned serial;
         if (info->addr_format == FI_ADDR_STR && info->src_addr &&
             asprintf(&name, "%s_c%u", (const char *)info->src_addr,
-                     __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) < 0)
-            name = NULL;
+                     __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) >= 0)
+            len = strlen(name) + 1;
+        else if (info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6)
+            len = any_port(info, &name); /* net: no endpoint without an address */
         free(info->src_addr);
         info->src_addr = name;
-        info->src_addrlen = name ? strlen(name) + 1 : 0;
+        info->src_addrlen = len;
     }
     rc = fi_endpoint(shmemi_fab.domain, info, &e->ep, NULL);
     if (!main_ep)
@@ -548,137 +570,6 @@ static int mr_open(int g, char *base, size_t size, int device) {
     return 0;
 }
 
-/* ------------------------------------------------------------- choice */
-
-/* Provider names as users write them: the core providers that need a
- * utility provider for RDM endpoints get it. */
-static const char *prov_name(const char *want) {
-    if (!strcmp(want, "tcp"))
-        return "tcp;ofi_rxm";
-    if (!strcmp(want, "verbs"))
-        return "verbs;ofi_rxm";
-    if (!strcmp(want, "udp"))
-        return "udp;ofi_rxd";
-    return want;
-}
-
-static struct fi_info *hints_make(int hmem) {
-    struct fi_info *h = fi_allocinfo();
-    if (!h)
-        return NULL;
-    h->caps = FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE |
-              FI_SEND | FI_RECV;
-    if (hmem)
-        h->caps |= FI_HMEM;
-    h->mode = 0;
-    h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->threading = FI_THREAD_SAFE;
-    h->domain_attr->av_type = FI_AV_TABLE;
-    h->domain_attr->resource_mgmt = FI_RM_ENABLED;
-    h->domain_attr->mr_mode =
-        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
-    if (hmem)
-        h->domain_attr->mr_mode |= FI_MR_HMEM;
-    /* Complete means visible at the target: quiet is a counter. */
-    h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
-    if (shmemi.cfg.OFI_PROVIDER[0])
-        h->fabric_attr->prov_name = strdup(prov_name(shmemi.cfg.OFI_PROVIDER));
-    return h;
-}
-
-/* The first entry of the list (or the first of the domain asked for: utility
- * providers such as ofi_rxm list every domain whatever the hint), copied. */
-static struct fi_info *pick(struct fi_info *h, const char *domain, int *rc) {
-    struct fi_info *list = NULL, *p, *out = NULL;
-    *rc = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, h, &list);
-    if (*rc)
-        return NULL;
-    for (p = list; domain[0] && p && strcmp(p->domain_attr->name, domain); p = p->next)
-        ;
-    if (!p)
-        *rc = -FI_ENODATA;
-    else if (!(out = fi_dupinfo(p)))
-        *rc = -FI_ENOMEM;
-    fi_freeinfo(list);
-    return out;
-}
-
-/* The provider libfabric ranks first (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN:
- * the one asked for); GPU builds with a device heap prefer the same with
- * FI_HMEM (SHMEM_OFI_HMEM=staged: never). Then, from that provider, writes
- * and atomics placed in order (FI_ORDER_WAW: a signal needs no wait for its
- * data) where it offers them. */
-static int choose(void) {
-    int rc = -FI_ENODATA;
-    int want_hmem = shmemi.dev_size && strcmp(shmemi.cfg.OFI_HMEM, "staged") != 0;
-    struct fi_info *got = NULL;
-    for (int hmem = want_hmem; hmem >= 0 && !got; hmem--) {
-        struct fi_info *h = hints_make(hmem);
-        if (!h)
-            return -FI_ENOMEM;
-        got = pick(h, shmemi.cfg.OFI_DOMAIN, &rc);
-        if (got) {
-            shmemi_fab.dev_hmem = hmem;
-            free(h->fabric_attr->prov_name);
-            h->fabric_attr->prov_name = strdup(got->fabric_attr->prov_name);
-            h->tx_attr->msg_order = h->rx_attr->msg_order = FI_ORDER_WAW;
-            int rc2;
-            struct fi_info *ordered = pick(h, got->domain_attr->name, &rc2);
-            if (ordered) {
-                fi_freeinfo(got);
-                got = ordered;
-            }
-        }
-        fi_freeinfo(h);
-    }
-    shmemi_fab.info = got;
-    return got ? 0 : rc;
-}
-
-/* ---------------------------------------------------------------- atomics */
-
-static const enum fi_op amo_fi_op[FAB_AMO_OPS] = {
-    [SHMEMI_AMO_FETCH] = FI_ATOMIC_READ,
-    [SHMEMI_AMO_SET] = FI_ATOMIC_WRITE,
-    [SHMEMI_AMO_SWAP] = FI_ATOMIC_WRITE,
-    [SHMEMI_AMO_CSWAP] = FI_CSWAP,
-    [SHMEMI_AMO_ADD] = FI_SUM,
-    [SHMEMI_AMO_AND] = FI_BAND,
-    [SHMEMI_AMO_OR] = FI_BOR,
-    [SHMEMI_AMO_XOR] = FI_BXOR,
-};
-
-enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op) { return amo_fi_op[op]; }
-
-/* Per operation and size: the provider's atomic where fi_query_atomic offers
- * it in the form needed (fetching: FETCH, SWAP and the fetching forms of the
- * others; CSWAP: compare), a compare-and-swap loop where only that is
- * offered, messages otherwise (or when asked for). */
-static void amo_table(void) {
-    const char *mode = shmemi.cfg.OFI_ATOMICS;
-    for (int s = 0; s < 2; s++) {
-        enum fi_datatype dt = s ? FI_UINT64 : FI_UINT32;
-        struct fi_atomic_attr attr;
-        int cas = !fi_query_atomic(shmemi_fab.domain, dt, FI_CSWAP, &attr, FI_COMPARE_ATOMIC);
-        for (int op = 0; op < FAB_AMO_OPS; op++) {
-            uint64_t flags = op == SHMEMI_AMO_CSWAP ? FI_COMPARE_ATOMIC
-                             : op == SHMEMI_AMO_SET ? 0
-                                                    : FI_FETCH_ATOMIC;
-            int native = !fi_query_atomic(shmemi_fab.domain, dt, amo_fi_op[op], &attr, flags);
-            /* Non-fetching forms of the arithmetic ones are used too. */
-            if (native && op >= SHMEMI_AMO_ADD)
-                native = !fi_query_atomic(shmemi_fab.domain, dt, amo_fi_op[op], &attr, 0);
-            uint8_t how = native ? FAB_AMO_NATIVE : cas ? FAB_AMO_CAS : FAB_AMO_AM;
-            if (!strcmp(mode, "am"))
-                how = FAB_AMO_AM;
-            else if (!strcmp(mode, "cas") && cas && op != SHMEMI_AMO_FETCH &&
-                     op != SHMEMI_AMO_CSWAP)
-                how = FAB_AMO_CAS;
-            shmemi_fab.amo_how[op][s] = how;
-        }
-    }
-}
-
 /* ------------------------------------------------------------- open/close */
 
 static int fail_open(int rc, const char *what) {
@@ -694,7 +585,7 @@ static int atomics_index(void) {
 
 int shmemi_fab_open(void) {
     load();
-    int rc = choose();
+    int rc = shmemi_fab_choose();
     if (rc) {
         const char *p = shmemi.cfg.OFI_PROVIDER;
         shmemi_fatal(
@@ -702,11 +593,12 @@ int shmemi_fab_open(void) {
             "with RDM endpoints, RMA, atomics, messages and delivery completion: %s "
             "(fi_info lists the providers; SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN choose)",
             shmemi.my_pe, shmemi.cfg.FORCE_FABRIC ? "SHMEM_FORCE_FABRIC=1" : "PEs on other nodes",
-            p[0] ? " \"" : "", p[0] ? prov_name(p) : "", p[0] ? "\"" : "",
-            shmemi.cfg.OFI_DOMAIN[0] ? " in domain " : "", shmemi.cfg.OFI_DOMAIN, fi_strerror(-rc));
+            p[0] ? " \"" : "", p, p[0] ? "\"" : "", shmemi.cfg.OFI_DOMAIN[0] ? " in domain " : "",
+            shmemi.cfg.OFI_DOMAIN, fi_strerror(-rc));
     }
     struct fi_info *info = shmemi_fab.info;
     shmemi_fab.prov = info->fabric_attr->prov_name;
+    shmemi_fab.auto_progress = shmemi_fab_progresses_alone(info);
     uint64_t mode = info->domain_attr->mr_mode;
     shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;
     shmemi_fab.mr_endpoint = !!(mode & FI_MR_ENDPOINT);
@@ -763,7 +655,7 @@ int shmemi_fab_open(void) {
     }
     if ((rc = shmemi_fab_am_open()))
         return fail_open(rc, "posting message buffers");
-    amo_table();
+    shmemi_fab_amo_table();
 
     /* The exchange: names, keys, where each region starts. */
     struct fab_card me = {0}, *cards = calloc((size_t)shmemi.n_pes, sizeof(*cards));
@@ -819,7 +711,7 @@ int shmemi_fab_open(void) {
                  "%s quiet%s",
                  shmemi_fab.prov, info->domain_attr->name, (unsigned long long)mode,
                  shmemi.cfg.OFI_MR_LOCAL ? " (FI_MR_LOCAL asked for)" : "", shmemi_fab.inject,
-                 info->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual",
+                 shmemi_fab.auto_progress ? "automatic" : "manual",
                  rb    ? "readback"
                  : wrb ? "writes read back, atomics delivered"
                        : "delivery",

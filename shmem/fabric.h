@@ -127,11 +127,17 @@ struct fab {
     size_t inject;   /* largest inject */
     size_t max_msg;  /* largest single transfer */
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
+    int auto_progress;               /* the provider moves data outside libfabric calls */
     double timeout_s;
     const char *prov; /* the provider's name */
 };
 
 extern struct fab shmemi_fab;
+
+/* fabric_choice.c */
+int shmemi_fab_choose(void); /* shmemi_fab.info (0), or a libfabric error */
+int shmemi_fab_progresses_alone(const struct fi_info *info);
+void shmemi_fab_amo_table(void); /* shmemi_fab.amo_how, once the domain is open */
 
 /* fabric.c */
 int shmemi_fab_open(void);

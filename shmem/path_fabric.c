@@ -492,7 +492,7 @@ static int fabric_progress(void) {
     if (!shmemi_fab.open)
         return 0;
     shmemi_fab_progress(&shmemi_fab.main);
-    return shmemi_fab.info->domain_attr->data_progress != FI_PROGRESS_AUTO;
+    return !shmemi_fab.auto_progress;
 }
 
 static void fabric_ctx_free(struct shmemi_ctx *c) { shmemi_fab_ctx_free(c); }

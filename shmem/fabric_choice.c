@@ -1,0 +1,181 @@
+/* The fabric's provider (shmem/fabric.h): which one a job takes -- the first
+ * libfabric offers for an RDM endpoint with RMA, atomics and messages whose
+ * transfers can complete on delivery, or the one SHMEM_OFI_PROVIDER names
+ * (SHMEM_OFI_DOMAIN: its domain) -- and what it offers that the library
+ * cares about: progress of its own, atomics. */
+#include "shmem/fabric.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- choice */
+
+/* Provider names as users write them, as the names to try in order. tcp: the
+ * provider that carries RDM endpoints over TCP itself where libfabric has one
+ * (net in 1.17, the fork of tcp that later releases made tcp's own RDM
+ * endpoint: one connection a peer and no rxm layer, half the time a message
+ * takes), then the tcp provider under ofi_rxm. verbs and udp need their
+ * utility provider. */
+static const char *const *prov_names(const char *want) {
+    static const char *const tcp[] = {"net", "tcp", NULL};
+    static const char *const verbs[] = {"verbs;ofi_rxm", NULL};
+    static const char *const udp[] = {"udp;ofi_rxd", NULL};
+    static const char *one[2];
+    if (!strcmp(want, "tcp"))
+        return tcp;
+    if (!strcmp(want, "verbs"))
+        return verbs;
+    if (!strcmp(want, "udp"))
+        return udp;
+    one[0] = want[0] ? want : NULL;
+    return one;
+}
+
+static struct fi_info *hints_make(int hmem, const char *prov) {
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE |
+              FI_SEND | FI_RECV;
+    if (hmem)
+        h->caps |= FI_HMEM;
+    h->mode = 0;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->av_type = FI_AV_TABLE;
+    h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+    h->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    if (hmem)
+        h->domain_attr->mr_mode |= FI_MR_HMEM;
+    /* Complete means visible at the target: quiet is a counter. */
+    h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    if (prov)
+        h->fabric_attr->prov_name = strdup(prov);
+    return h;
+}
+
+/* The first entry of the list (or the first of the domain asked for: utility
+ * providers such as ofi_rxm list every domain whatever the hint), copied. */
+static struct fi_info *pick(struct fi_info *h, const char *domain, int *rc) {
+    struct fi_info *list = NULL, *p, *out = NULL;
+    *rc = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, h, &list);
+    if (*rc)
+        return NULL;
+    for (p = list; domain[0] && p && strcmp(p->domain_attr->name, domain); p = p->next)
+        ;
+    if (!p)
+        *rc = -FI_ENODATA;
+    else if (!(out = fi_dupinfo(p)))
+        *rc = -FI_ENOMEM;
+    fi_freeinfo(list);
+    return out;
+}
+
+/* Provider prov (NULL: libfabric's first) in domain (empty: any) with or
+ * without FI_HMEM; from that provider, writes and atomics placed in order
+ * (FI_ORDER_WAW: a signal needs no wait for its data) where it offers them. */
+static struct fi_info *try_prov(int hmem, const char *prov, const char *domain, int *rc) {
+    struct fi_info *h = hints_make(hmem, prov);
+    if (!h) {
+        *rc = -FI_ENOMEM;
+        return NULL;
+    }
+    struct fi_info *got = pick(h, domain, rc);
+    if (got) {
+        free(h->fabric_attr->prov_name);
+        h->fabric_attr->prov_name = strdup(got->fabric_attr->prov_name);
+        h->tx_attr->msg_order = h->rx_attr->msg_order = FI_ORDER_WAW;
+        int rc2;
+        struct fi_info *ordered = pick(h, got->domain_attr->name, &rc2);
+        if (ordered) {
+            fi_freeinfo(got);
+            got = ordered;
+        }
+    }
+    fi_freeinfo(h);
+    return got;
+}
+
+/* The provider SHMEM_OFI_PROVIDER names (the first of its names libfabric
+ * has), or the one libfabric ranks first -- where that is tcp under ofi_rxm,
+ * the provider that speaks RDM over TCP itself on the same interface if there
+ * is one -- in SHMEM_OFI_DOMAIN if set. GPU builds with a device heap prefer
+ * it with FI_HMEM (SHMEM_OFI_HMEM=staged: never). */
+int shmemi_fab_choose(void) {
+    int rc = -FI_ENODATA;
+    int want_hmem = shmemi.dev_size && strcmp(shmemi.cfg.OFI_HMEM, "staged") != 0;
+    const char *const *names = prov_names(shmemi.cfg.OFI_PROVIDER);
+    struct fi_info *got = NULL;
+    for (int hmem = want_hmem; hmem >= 0 && !got; hmem--)
+        for (int i = 0; (i == 0 || names[i]) && !got; i++)
+            if ((got = try_prov(hmem, names[i], shmemi.cfg.OFI_DOMAIN, &rc)))
+                shmemi_fab.dev_hmem = hmem;
+    if (got && !names[0] && !strcmp(got->fabric_attr->prov_name, "tcp;ofi_rxm")) {
+        int rc2;
+        struct fi_info *native = try_prov(shmemi_fab.dev_hmem, "net", got->domain_attr->name, &rc2);
+        if (native) {
+            fi_freeinfo(got);
+            got = native;
+        }
+    }
+    shmemi_fab.info = got;
+    return got ? 0 : rc;
+}
+
+/* ---------------------------------------------------------------- atomics */
+
+static const enum fi_op amo_fi_op[FAB_AMO_OPS] = {
+    [SHMEMI_AMO_FETCH] = FI_ATOMIC_READ,
+    [SHMEMI_AMO_SET] = FI_ATOMIC_WRITE,
+    [SHMEMI_AMO_SWAP] = FI_ATOMIC_WRITE,
+    [SHMEMI_AMO_CSWAP] = FI_CSWAP,
+    [SHMEMI_AMO_ADD] = FI_SUM,
+    [SHMEMI_AMO_AND] = FI_BAND,
+    [SHMEMI_AMO_OR] = FI_BOR,
+    [SHMEMI_AMO_XOR] = FI_BXOR,
+};
+
+enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op) { return amo_fi_op[op]; }
+
+/* Per operation and size: the provider's atomic where fi_query_atomic offers
+ * it in the form needed (fetching: FETCH, SWAP and the fetching forms of the
+ * others; CSWAP: compare), a compare-and-swap loop where only that is
+ * offered, messages otherwise (or when asked for). */
+void shmemi_fab_amo_table(void) {
+    const char *mode = shmemi.cfg.OFI_ATOMICS;
+    for (int s = 0; s < 2; s++) {
+        enum fi_datatype dt = s ? FI_UINT64 : FI_UINT32;
+        struct fi_atomic_attr attr;
+        int cas = !fi_query_atomic(shmemi_fab.domain, dt, FI_CSWAP, &attr, FI_COMPARE_ATOMIC);
+        for (int op = 0; op < FAB_AMO_OPS; op++) {
+            uint64_t flags = op == SHMEMI_AMO_CSWAP ? FI_COMPARE_ATOMIC
+                             : op == SHMEMI_AMO_SET ? 0
+                                                    : FI_FETCH_ATOMIC;
+            int native = !fi_query_atomic(shmemi_fab.domain, dt, amo_fi_op[op], &attr, flags);
+            /* Non-fetching forms of the arithmetic ones are used too. */
+            if (native && op >= SHMEMI_AMO_ADD)
+                native = !fi_query_atomic(shmemi_fab.domain, dt, amo_fi_op[op], &attr, 0);
+            uint8_t how = native ? FAB_AMO_NATIVE : cas ? FAB_AMO_CAS : FAB_AMO_AM;
+            if (!strcmp(mode, "am"))
+                how = FAB_AMO_AM;
+            else if (!strcmp(mode, "cas") && cas && op != SHMEMI_AMO_FETCH &&
+                     op != SHMEMI_AMO_CSWAP)
+                how = FAB_AMO_CAS;
+            shmemi_fab.amo_how[op][s] = how;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ progress */
+
+/* Whether the provider moves data while no thread of the PE is inside
+ * libfabric. The providers over TCP sockets of their own (net; tcp where it
+ * has RDM endpoints) say so (FI_PROGRESS_AUTO), yet answer a peer's read only
+ * inside a call: a get from a PE that waited in a barrier, asleep between
+ * looks, took 200 us. */
+int shmemi_fab_progresses_alone(const struct fi_info *info) {
+    const char *p = info->fabric_attr->prov_name;
+    return info->domain_attr->data_progress == FI_PROGRESS_AUTO && strcmp(p, "net") &&
+           strcmp(p, "tcp");
+}
