@@ -143,14 +143,13 @@ static uint64_t *ll_owed[SHMEMI_LL_AREAS];
 enum { LL_OWED_SLOT = 1, LL_OWED_MAIL };
 
 /* Where a fabric is in the job, messages of more than SHMEMI_LL_BYTES go
- * into the members' mailboxes (struct shmemi_path_ops: mail), up to
- * LL_MAIL_BYTES a message and LL_MAIL_TOTAL in all from one PE: one message
- * to each member beats two barriers and the transfers, the barriers being two
- * fabric latencies each. Larger ones take the barrier path, whose gets and
- * puts move every byte once, in fewer and larger transfers than the
- * mailboxes' chunks: over tcp, two PEs, a 64 KiB fcollect took 92 us by mail
- * and 69 by the barrier path, a 256 KiB reduction 399 against 164. */
-#define LL_MAIL_BYTES ((size_t)32 << 10)
+ * into the members' mailboxes (struct shmemi_path_ops: mail), up to the
+ * row's mail_bytes a message and LL_MAIL_TOTAL in all from one PE: one
+ * message to each member beats two barriers and the transfers, the barriers
+ * being two fabric latencies each. Larger ones take the barrier path, whose
+ * gets and puts move every byte once, in fewer and larger transfers (over
+ * tcp, two PEs, a 256 KiB reduction took 399 us by mail and 164 by the
+ * barrier path). */
 #define LL_MAIL_TOTAL ((size_t)512 << 10)
 
 /* An exchange: its area, and whether its messages go by mail. */
@@ -170,7 +169,7 @@ static int ll_area(const struct grp *g, size_t bytes, struct ll *x) {
     if (shmemi.n_pes > SHMEMI_LL_PES || g->size < 2)
         return -1;
     if (bytes > SHMEMI_LL_BYTES) {
-        if (!row || !row->mail || bytes > LL_MAIL_BYTES ||
+        if (!row || !row->mail || bytes > row->mail_bytes() ||
             bytes * (size_t)(g->size - 1) > LL_MAIL_TOTAL)
             return -1;
         x->mail = row;

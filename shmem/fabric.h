@@ -247,5 +247,6 @@ void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n
 /* The row's mailboxes (struct shmemi_path_ops: mail, mail_in). */
 void shmemi_fab_am_mail(int pe, int box, uint64_t seq, const void *src, size_t n, const char *fn);
 const void *shmemi_fab_am_mail_in(int pe, int box, uint64_t seq);
+size_t shmemi_fab_am_mail_bytes(void);
 
 #endif

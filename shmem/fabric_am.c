@@ -59,11 +59,18 @@ struct am_msg {
 /* A STORE this small (with its header, at most the provider's inject size)
  * goes by fi_inject. */
 #define AM_STORE_INJECT_MAX 256
-/* A MAIL travels in chunks of at most this many bytes: with its header, below
- * what providers send eagerly (rxm's 16 KiB bounce buffers, which carry a
- * header of their own), where a larger message waits for a handshake (tcp: a
- * 16 KiB broadcast of two PEs took 53 us as one message, 25 in two). */
-#define AM_MAIL_CHUNK ((size_t)(16 << 10) - 512)
+/* A MAIL travels in chunks of at most this many bytes through rxm: with its
+ * header, below its 16 KiB bounce buffers (which carry a header of their
+ * own), where a larger message waits for a handshake (a 16 KiB broadcast of
+ * two PEs took 53 us as one message, 25 in two). Others send a receive
+ * buffer's worth at once. */
+#define AM_MAIL_CHUNK_RXM ((size_t)(16 << 10) - 512)
+/* Collectives by mail up to this many bytes a message (coll.c), beyond which
+ * the barrier path's fewer and larger transfers win: through rxm, two PEs, a
+ * 64 KiB fcollect took 92 us by mail and 69 by the barrier path; through net
+ * 44 against 63-66 at 64 KiB, and no better by mail at 128 KiB. */
+#define AM_MAIL_BYTES_RXM ((size_t)32 << 10)
+#define AM_MAIL_BYTES ((size_t)64 << 10)
 
 /* A receive buffer, or a reply slot (kind says which). */
 struct am_buf {
@@ -113,6 +120,8 @@ static struct {
     pthread_mutex_t send_lock;
     struct am_buf *head, *tail; /* requests to carry out or answer */
     struct am_box *box;         /* [SHMEMI_MAIL_BOXES][n_pes] */
+    size_t mail_chunk;          /* a MAIL's bytes in one message at most */
+    size_t mail_bytes;          /* shmemi_fab_am_mail_bytes */
 } am = {.lock = PTHREAD_MUTEX_INITIALIZER, .send_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *const am_fn = "the fabric's message service";
@@ -149,6 +158,9 @@ int shmemi_fab_am_open(void) {
         ((rc = fi_mr_bind(am.mr, &shmemi_fab.main.ep->fid, 0)) || (rc = fi_mr_enable(am.mr))))
         return rc;
     am.desc = fi_mr_desc(am.mr);
+    int rxm = strstr(shmemi_fab.prov, "ofi_rxm") != NULL;
+    am.mail_chunk = rxm ? AM_MAIL_CHUNK_RXM : AM_PAYLOAD;
+    am.mail_bytes = rxm ? AM_MAIL_BYTES_RXM : AM_MAIL_BYTES;
     char *p = am.mem;
     for (int i = 0; i < AM_RECVS; i++, p += AM_BYTES) {
         am.recv[i] = (struct am_buf){.kind = FAB_KIND_AM_RECV, .data = p};
@@ -512,10 +524,12 @@ void shmemi_fab_am_store(const struct shmemi_route *r, const void *src, size_t n
     send_noreply(&h, src, n, r->pe, fn);
 }
 
+size_t shmemi_fab_am_mail_bytes(void) { return am.mail_bytes; }
+
 void shmemi_fab_am_mail(int pe, int box, uint64_t seq, const void *src, size_t n, const char *fn) {
     size_t done = 0;
     do {
-        size_t k = n - done < AM_MAIL_CHUNK ? n - done : AM_MAIL_CHUNK;
+        size_t k = n - done < am.mail_chunk ? n - done : am.mail_chunk;
         struct am_msg h = {.type = AM_MAIL,
                            .src = shmemi.my_pe,
                            .region = (uint32_t)box,

@@ -101,10 +101,12 @@ struct shmemi_path_ops {
      * mail_in: the bytes of the message tagged seq from PE pe in this PE's
      * box, or NULL while it has not come. The sender of a box never has two
      * messages in it unread (seq and seq + 1 alternate between two boxes).
-     * Reaches every PE of the job, mapped ones included. Optional: mid-size
-     * collectives then take the barrier path. */
+     * Reaches every PE of the job, mapped ones included. mail_bytes: the
+     * largest message that beats the barrier path, the same on every PE.
+     * Optional: mid-size collectives then take the barrier path. */
     void (*mail)(int pe, int box, uint64_t seq, const void *src, size_t n, const char *fn);
     const void *(*mail_in)(int pe, int box, uint64_t seq);
+    size_t (*mail_bytes)(void);
     /* An acquire load of a word (1, 2, 4 or 8 bytes) into *out: wait, test
      * and signal_fetch on this PE's memory. */
     void (*load)(const struct shmemi_route *r, void *out, size_t size, const char *fn);

@@ -555,6 +555,7 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .ordered_store = shmemi_fab_am_store,
     .mail = shmemi_fab_am_mail,
     .mail_in = shmemi_fab_am_mail_in,
+    .mail_bytes = shmemi_fab_am_mail_bytes,
     .load = fabric_load,
     .quiet = fabric_quiet,
     .fence = fabric_quiet,

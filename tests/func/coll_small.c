@@ -3,8 +3,9 @@
  * root (and bursts from one root) and collects of sizes that differ by
  * member (none too), of a few bytes on SHMEM_TEAM_WORLD and on the active set of every PE,
  * hundreds of rounds in a row with values that change every round,
- * interleaved with larger ones (32 KiB: the barrier path on one node, the
- * mailboxes of several chunks through a fabric) and with PEs that fall behind
+ * interleaved with larger ones (32 and 64 KiB: the barrier path on one node,
+ * the mailboxes through a fabric, in several chunks a message, or the barrier
+ * path past the row's mail size) and with PEs that fall behind
  * now and then, every result checked. A message read from the wrong round,
  * or overwritten before it was read, shows. */
 #include "check.h"
@@ -14,7 +15,7 @@
 
 #define ROUNDS 300
 #define SMALL 4    /* longs: 32 bytes, the exchange */
-#define LARGE 4096 /* longs: the barrier path */
+#define LARGE 8192 /* longs: the barrier path, or mail (and LARGE / 2) */
 
 static long src[LARGE], dst[LARGE * 8], wrk[LARGE + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
@@ -55,7 +56,7 @@ int main(void) {
     shmem_barrier_all();
     for (int r = 0; r < ROUNDS; r++) {
         int k = r % 6;
-        size_t cnt = (r % 7 == 6) ? LARGE : SMALL;
+        size_t cnt = (r % 7 == 6) ? LARGE >> (r / 7 % 2) : SMALL;
         for (size_t i = 0; i < LARGE; i++)
             src[i] = val(me, r, (int)i);
         if ((r * 7 + me) % 13 == 0)
@@ -122,7 +123,7 @@ int main(void) {
      * as soon as its messages are out, and changes its source at once. */
     for (int r = 0; r < 2 * ROUNDS; r++) {
         int root = r < ROUNDS ? 0 : n - 1;
-        size_t cnt = (r % 5 == 4) ? LARGE : SMALL;
+        size_t cnt = (r % 5 == 4) ? LARGE >> (r / 5 % 2) : SMALL;
         for (size_t i = 0; i < cnt; i++)
             src[i] = val(me, r, (int)i);
         if ((r * 3 + me) % 17 == 0)
