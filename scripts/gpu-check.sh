@@ -14,9 +14,10 @@
 #   (c) one GPU each, when two are visible.
 # --fabric: the device heap over libfabric instead, every PE reached through it
 # (SHMEM_FORCE_FABRIC=1): the host API on the device heap (tests/gpu/host_api.cu) over
-# tcp (no FI_HMEM in its provider: staged through pinned host buffers), then over shm
-# (FI_HMEM where libfabric was built with CUDA/ROCm: RMA on GPU memory), and the same
-# with staging forced; then the host-heap functional programs over tcp. Each line says
+# tcp;ofi_rxm and over net where libfabric has it (no FI_HMEM in either: staged through
+# pinned host buffers), then over shm (FI_HMEM where libfabric was built with CUDA/ROCm:
+# RMA on GPU memory), and the same with staging forced; then the host-heap functional
+# programs over both tcp providers. Each line says
 # "passed" or "FAILED", and "device heap registered" or "staged" says which way ran.
 # usage: scripts/gpu-check.sh <build-dir> [--nvshmem | --placements | --fabric]
 set -u
@@ -155,7 +156,7 @@ if [ "${2:-}" = "--fabric" ]; then
         out=$(env SHMEM_FORCE_FABRIC=1 SHMEM_DEBUG=1 "$@" timeout 300 "$osh" -np 2 "$prog" 2>&1)
         rc=$?
         how=$(echo "$out" | grep -m1 -o "device heap is [a-z]*" | sed 's/is //')
-        prov=$(echo "$out" | grep -m1 -o "fabric: [^,]*" | sed 's/fabric: //')
+        prov=$(echo "$out" | grep -m1 -o "fabric: [^ ,]*, domain" | sed 's/fabric: //; s/, domain//')
         if [ $rc = 0 ]; then
             echo "gpu-check: fabric host_api $label ($prov, ${how:-?}): passed"
         else
@@ -165,18 +166,21 @@ if [ "${2:-}" = "--fabric" ]; then
         fi
     }
     run "over tcp" FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
+    run "over tcp (net where libfabric has it)" SHMEM_OFI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
     run "over shm" SHMEM_OFI_PROVIDER=shm
     run "over shm, staged" SHMEM_OFI_PROVIDER=shm SHMEM_OFI_HMEM=staged
     for t in static_data heap_rma amo signals coll_team coll_small lock plan_run; do
         p=$(find "$b" -path "*tests/func/$t" -type f -perm -u+x | head -n 1)
         [ -n "$p" ] || continue
-        if env SHMEM_HEAP=host SHMEM_FORCE_FABRIC=1 FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo \
-            timeout 300 "$osh" -np 2 "$p" >/dev/null 2>&1; then
-            echo "gpu-check: fabric $t (host heap, tcp): passed"
-        else
-            echo "gpu-check: fabric $t (host heap, tcp): FAILED"
-            status=1
-        fi
+        for v in FI_PROVIDER=tcp SHMEM_OFI_PROVIDER=tcp; do
+            if env SHMEM_HEAP=host SHMEM_FORCE_FABRIC=1 "$v" SHMEM_OFI_DOMAIN=lo \
+                timeout 300 "$osh" -np 2 "$p" >/dev/null 2>&1; then
+                echo "gpu-check: fabric $t (host heap, $v): passed"
+            else
+                echo "gpu-check: fabric $t (host heap, $v): FAILED"
+                status=1
+            fi
+        done
     done
     exit $status
 fi
