@@ -42,8 +42,23 @@ struct pe_card {
     int32_t data_off; /* where the data segment starts in its object (see remap_data_segment) */
     uint64_t heap_size;
     uint64_t data_size;
-    uint64_t node[3]; /* node_key(): PEs with equal keys map each other's memory */
+    uint64_t node[3];                /* node_key(): PEs with equal keys map each other's memory */
+    uint64_t cpus[CPU_SETSIZE / 64]; /* the CPUs the PE may run on */
 };
+
+/* The CPUs that the PEs of this node (equal keys) may run on, all together:
+ * what a launcher that pins each PE to a core of its own leaves them. */
+static void node_cpus(const struct pe_card *cards, const struct pe_card *me) {
+    uint64_t all[CPU_SETSIZE / 64] = {0};
+    for (int pe = 0; pe < shmemi.n_pes; pe++)
+        if (!memcmp(cards[pe].node, me->node, sizeof(me->node)))
+            for (size_t i = 0; i < CPU_SETSIZE / 64; i++)
+                all[i] |= cards[pe].cpus[i];
+    int n = 0;
+    for (size_t i = 0; i < CPU_SETSIZE / 64; i++)
+        n += __builtin_popcountll(all[i]);
+    shmemi_wait_node_cpus(n);
+}
 
 /* Which PEs can map each other's memory through /proc/<pid>/fd: those of one
  * kernel (its boot id), one PID namespace and one network namespace. A launcher
@@ -289,12 +304,22 @@ int shmemi_heap_init(void) {
     if (data_init())
         return -1;
 
-    struct pe_card me = {getpid(), heap_fd,          data_fd,  (int32_t)data_off,
-                         total,    shmemi.data_size, {0, 0, 0}};
+    struct pe_card me = {.pid = getpid(),
+                         .heap_fd = heap_fd,
+                         .data_fd = data_fd,
+                         .data_off = (int32_t)data_off,
+                         .heap_size = total,
+                         .data_size = shmemi.data_size};
     node_key(me.node);
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof(mine), &mine) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &mine))
+                me.cpus[c / 64] |= 1ull << (c % 64);
     struct boot *b = shmemi.boot;
     if (b->allgather(b, &me, cards, sizeof(me)))
         shmemi_fatal("bootstrap allgather failed during init");
+    node_cpus(cards, &me);
     for (int pe = 0; pe < shmemi.n_pes; pe++) {
         if (cards[pe].heap_size != total)
             shmemi_fatal("PE %d has a symmetric heap of %llu bytes and PE %d one of %zu: every "

@@ -426,6 +426,7 @@ struct shmemi_spin {
     uint32_t budget_us; /* the spin phase that ended in the sleep */
     long switches;      /* involuntary context switches when the slow phase began */
     uint64_t since_ns;  /* when the slow phase began */
+    uint64_t look_ns;   /* behind a fabric: the last look at the switch count */
     /* The job's liveness (shmem/liveness.c): a wait that can never end (a
      * peer left the program while this PE waits) ends the job. */
     uint64_t world_epoch; /* set by a barrier of all PEs: the epoch it waits for */
@@ -475,6 +476,9 @@ static inline void shmemi_wake_at(int pe, const void *addr, size_t len) {
 static inline void shmemi_wake(int pe) { shmemi_wake_at(pe, NULL, 0); }
 /* shmem_init: the waits' settings and the asymmetric fence (before any wait). */
 int shmemi_wait_init(void);
+/* shmem_init, once the PEs of the node are known: how many CPUs they may run
+ * on together (whether the job crowds the node). */
+void shmemi_wait_node_cpus(int cpus);
 /* SHMEM_DEBUG: how the waits' sleeps ended (finalize). */
 void shmemi_wait_report(void);
 /* A sleeper's side of the store-then-load ordering against writers that do

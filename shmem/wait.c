@@ -10,7 +10,8 @@
  * sleeping waiter is woken instead) -- except where the job has more PEs than
  * CPUs, where the thread that wants the core is most likely the PE we wait
  * for. After SHMEM_WAIT_SPIN_US (SHMEM_WAIT_SPIN_BUSY_US once the thread has
- * lost its core in a wait within the last second, or the job is crowded), it
+ * lost its core in a wait within the last second, or the job is crowded: more
+ * PEs on the node than CPUs for them all), it
  * sleeps on the wake word of the PE that owns the memory (struct shmemi_wake
  * in the control block, a futex word in shared memory: any process that maps
  * it wakes it, without FUTEX_PRIVATE_FLAG):
@@ -58,6 +59,13 @@
 #define RELIABLE_FIRST_US 1000
 /* A thread that lost its core stays "busy" this long: its waits sleep early. */
 #define BUSY_MEMORY_NS 1000000000ull
+/* Behind a fabric, a core lost for longer than this between two looks (64
+ * turns: 50-200 us) went to a thread that runs on, not to a helper that woke
+ * for a moment; the waits yield for LOST_SLICE_MEMORY_NS after it (a thread
+ * that spins beside another for the core loses it again within a few time
+ * slices). */
+#define LOST_SLICE_NS 500000ull
+#define LOST_SLICE_MEMORY_NS 20000000ull
 
 /* 128 turns of pause (a few us) before the first look at the slow path; 4
  * once a row's progress needs the waiters: what we wait for then moves only
@@ -70,7 +78,7 @@ static int membarrier_ok;
 /* How sleeps ended (SHMEM_DEBUG prints them at finalize): woken by a writer,
  * the word had moved before we slept, timed out. */
 static uint64_t slept_woken, slept_moved, slept_timeout;
-static int crowded; /* more PEs of the job on this node than CPUs this PE may use */
+static int crowded;                  /* more PEs of the job on this node than CPUs they may use */
 static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a wait */
 /* The spin budget of this thread's waits is multiplied by this (1 to
  * SPIN_SCALE_MAX): doubled when a sleep was woken within the budget (spinning
@@ -93,6 +101,16 @@ static long switches(void) {
     return r.ru_nivcsw;
 }
 
+/* Crowded: more PEs on the node than CPUs for them all. Not what one PE may
+ * use: a launcher that pins each PE to a core of its own (mpirun) leaves each
+ * one CPU, and its waits yielding at every look cost an 8-byte get through a
+ * fabric ~2 us. */
+void shmemi_wait_node_cpus(int cpus) {
+    crowded = cpus > 0 && shmemi.boot->local_size > cpus;
+    shmemi_debug("%d PEs on this node, %d CPUs for them%s", shmemi.boot->local_size, cpus,
+                 crowded ? ": waits yield" : "");
+}
+
 static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
     return syscall(SYS_futex, w, op, v, ts, NULL, 0);
 }
@@ -102,9 +120,6 @@ int shmemi_wait_init(void) {
     membarrier_ok = cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
                     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
     shmemi.wake_fence = !membarrier_ok;
-    cpu_set_t set;
-    int cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
-    crowded = shmemi.boot->local_size > cpus;
     if (!membarrier_ok)
         shmemi_debug("no membarrier(GLOBAL_EXPEDITED): writers fence before they look for "
                      "sleepers");
@@ -273,27 +288,30 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
      * progress and never sleeps, since a sleep would delay every peer's
      * transfer into this PE by as long. It yields where another thread
      * wants the core: the job has more PEs than CPUs, or this thread lost
-     * its core within the last second (a machine shared in ways the node's
-     * PE count does not show: hosts made of network namespaces, other jobs;
-     * 4 PEs of two such hosts on 2 CPUs spin past any time limit without
-     * it). On a core of its own a yield is only a system call between two
-     * looks (an exchange of two PEs over tcp: 18.6-22.8 us with it, 16.4-18.2
-     * without). */
+     * its core for a time slice within the last 20 ms (a machine shared in
+     * ways the node's PE count does not show: hosts made of network
+     * namespaces, other jobs; 4 PEs of two such hosts on 2 CPUs spin past any
+     * time limit without it). Not for a core lost a few microseconds to a
+     * helper thread that woke (a fabric's progress thread looks every 2 ms
+     * while ours progress: a yield at every look cost an 8-byte get through
+     * net ~1 us). On a core of its own a yield is only a system call between
+     * two looks (an exchange of two PEs over tcp: 18.6-22.8 us with it,
+     * 16.4-18.2 without). */
     if (shmemi_paths_progress()) {
         __atomic_store_n(&shmemi_spin_turns, PROGRESS_SPIN_TURNS, __ATOMIC_RELAXED);
         s->blocking = 0;
         if (!s->since_ns) {
-            s->since_ns = now_ns();
+            s->since_ns = s->look_ns = now_ns();
             s->switches = switches();
         } else if ((s->n & 63) == 0) {
             long sw = switches();
             uint64_t t = now_ns();
-            if (sw != s->switches) {
+            if (sw != s->switches && t - s->look_ns > LOST_SLICE_NS)
                 busy_at_ns = t; /* another thread took our core meanwhile */
-                s->switches = sw;
-            } else if (busy_at_ns && t - busy_at_ns > BUSY_MEMORY_NS) {
-                busy_at_ns = 0; /* a second without losing it */
-            }
+            else if (busy_at_ns && t - busy_at_ns > LOST_SLICE_MEMORY_NS)
+                busy_at_ns = 0;
+            s->switches = sw;
+            s->look_ns = t;
         }
         if (crowded || busy_at_ns)
             sched_yield();
