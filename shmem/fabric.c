@@ -423,12 +423,14 @@ static int ep_open(struct fab_ep *e, int main_ep) {
         char *name = NULL;
         size_t len = 0;
         static unsigned serial;
-        if (info->addr_format == FI_ADDR_STR && info->src_addr &&
-            asprintf(&name, "%s_c%u", (const char *)info->src_addr,
-                     __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) >= 0)
-            len = strlen(name) + 1;
-        else if (info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6)
+        if (info->addr_format == FI_ADDR_STR && info->src_addr) {
+            if (asprintf(&name, "%s_c%u", (const char *)info->src_addr,
+                         __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) < 0)
+                name = NULL;
+            len = name ? strlen(name) + 1 : 0;
+        } else if (info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6) {
             len = any_port(info, &name); /* net: no endpoint without an address */
+        }
         free(info->src_addr);
         info->src_addr = name;
         info->src_addrlen = len;
