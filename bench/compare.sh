@@ -82,7 +82,9 @@ theirs_cc=${THEIRS_OSHCC:-/usr/bin/oshcc}
 theirs_run=${THEIRS_OSHRUN:-/usr/bin/oshrun}
 theirs_flags=${THEIRS_FLAGS:---allow-run-as-root --oversubscribe}
 theirs_mca=${THEIRS_MCA:-}
-ours_flags=${OURS_FLAGS:-}
+# The benchmarks are host programs: they touch their symmetric buffers, which a GPU
+# build would put in GPU memory by default.
+ours_flags="-x SHMEM_HEAP=host ${OURS_FLAGS:-}"
 cflags=${BENCH_CFLAGS:--O2 -std=gnu11}
 case "$fabric" in
 tcp)
