@@ -42,22 +42,19 @@ struct pe_card {
     int32_t data_off; /* where the data segment starts in its object (see remap_data_segment) */
     uint64_t heap_size;
     uint64_t data_size;
-    uint64_t node[3];                /* node_key(): PEs with equal keys map each other's memory */
-    uint64_t cpus[CPU_SETSIZE / 64]; /* the CPUs the PE may run on */
+    uint64_t node[3]; /* node_key(): PEs with equal keys map each other's memory */
+    cpu_set_t cpus;   /* the CPUs the PE may run on */
 };
 
 /* The CPUs that the PEs of this node (equal keys) may run on, all together:
  * what a launcher that pins each PE to a core of its own leaves them. */
 static void node_cpus(const struct pe_card *cards, const struct pe_card *me) {
-    uint64_t all[CPU_SETSIZE / 64] = {0};
+    cpu_set_t all;
+    CPU_ZERO(&all);
     for (int pe = 0; pe < shmemi.n_pes; pe++)
         if (!memcmp(cards[pe].node, me->node, sizeof(me->node)))
-            for (size_t i = 0; i < CPU_SETSIZE / 64; i++)
-                all[i] |= cards[pe].cpus[i];
-    int n = 0;
-    for (size_t i = 0; i < CPU_SETSIZE / 64; i++)
-        n += __builtin_popcountll(all[i]);
-    shmemi_wait_node_cpus(n);
+            CPU_OR(&all, &all, &cards[pe].cpus);
+    shmemi_wait_node_cpus(CPU_COUNT(&all));
 }
 
 /* Which PEs can map each other's memory through /proc/<pid>/fd: those of one
@@ -311,11 +308,8 @@ int shmemi_heap_init(void) {
                          .heap_size = total,
                          .data_size = shmemi.data_size};
     node_key(me.node);
-    cpu_set_t mine;
-    if (sched_getaffinity(0, sizeof(mine), &mine) == 0)
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &mine))
-                me.cpus[c / 64] |= 1ull << (c % 64);
+    if (sched_getaffinity(0, sizeof(me.cpus), &me.cpus))
+        CPU_ZERO(&me.cpus); /* unknown: counts as none (shmemi_wait_node_cpus) */
     struct boot *b = shmemi.boot;
     if (b->allgather(b, &me, cards, sizeof(me)))
         shmemi_fatal("bootstrap allgather failed during init");
