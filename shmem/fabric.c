@@ -601,6 +601,7 @@ int shmemi_fab_open(void) {
     struct fi_info *info = shmemi_fab.info;
     shmemi_fab.prov = info->fabric_attr->prov_name;
     shmemi_fab.auto_progress = shmemi_fab_progresses_alone(info);
+    shmemi_fab.eager = shmemi_fab_eager_bytes(info);
     uint64_t mode = info->domain_attr->mr_mode;
     shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;
     shmemi_fab.mr_endpoint = !!(mode & FI_MR_ENDPOINT);

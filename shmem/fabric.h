@@ -128,6 +128,7 @@ struct fab {
     size_t max_msg;  /* largest single transfer */
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
     int auto_progress;               /* the provider moves data outside libfabric calls */
+    size_t eager;                    /* largest message sent without a handshake (0: any) */
     double timeout_s;
     const char *prov; /* the provider's name */
 };
@@ -137,6 +138,7 @@ extern struct fab shmemi_fab;
 /* fabric_choice.c */
 int shmemi_fab_choose(void); /* shmemi_fab.info (0), or a libfabric error */
 int shmemi_fab_progresses_alone(const struct fi_info *info);
+size_t shmemi_fab_eager_bytes(const struct fi_info *info);
 void shmemi_fab_amo_table(void); /* shmemi_fab.amo_how, once the domain is open */
 
 /* fabric.c */

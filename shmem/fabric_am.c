@@ -59,17 +59,17 @@ struct am_msg {
 /* A STORE this small (with its header, at most the provider's inject size)
  * goes by fi_inject. */
 #define AM_STORE_INJECT_MAX 256
-/* A MAIL travels in chunks of at most this many bytes through rxm: with its
- * header, below its 16 KiB bounce buffers (which carry a header of their
- * own), where a larger message waits for a handshake (a 16 KiB broadcast of
- * two PEs took 53 us as one message, 25 in two). Others send a receive
- * buffer's worth at once. */
-#define AM_MAIL_CHUNK_RXM ((size_t)(16 << 10) - 512)
+/* A MAIL travels in chunks that the provider sends eagerly (shmemi_fab.eager,
+ * less this much for its header and the provider's own), where a larger
+ * message would wait for a handshake (rxm: a 16 KiB broadcast of two PEs took
+ * 53 us as one message, 25 in two); a receive buffer's worth where any size
+ * goes at once. */
+#define AM_MAIL_HEADROOM ((size_t)512)
 /* Collectives by mail up to this many bytes a message (coll.c), beyond which
- * the barrier path's fewer and larger transfers win: through rxm, two PEs, a
- * 64 KiB fcollect took 92 us by mail and 69 by the barrier path; through net
- * 44 against 63-66 at 64 KiB, and no better by mail at 128 KiB. */
-#define AM_MAIL_BYTES_RXM ((size_t)32 << 10)
+ * the barrier path's fewer and larger transfers win: in chunks (rxm), two
+ * PEs, a 64 KiB fcollect took 92 us by mail and 69 by the barrier path; in
+ * whole messages (net) 44 against 63-66, and no better by mail at 128 KiB. */
+#define AM_MAIL_BYTES_CHUNKED ((size_t)32 << 10)
 #define AM_MAIL_BYTES ((size_t)64 << 10)
 
 /* A receive buffer, or a reply slot (kind says which). */
@@ -158,9 +158,11 @@ int shmemi_fab_am_open(void) {
         ((rc = fi_mr_bind(am.mr, &shmemi_fab.main.ep->fid, 0)) || (rc = fi_mr_enable(am.mr))))
         return rc;
     am.desc = fi_mr_desc(am.mr);
-    int rxm = strstr(shmemi_fab.prov, "ofi_rxm") != NULL;
-    am.mail_chunk = rxm ? AM_MAIL_CHUNK_RXM : AM_PAYLOAD;
-    am.mail_bytes = rxm ? AM_MAIL_BYTES_RXM : AM_MAIL_BYTES;
+    size_t eager = shmemi_fab.eager;
+    am.mail_chunk = eager > AM_MAIL_HEADROOM && eager - AM_MAIL_HEADROOM < AM_PAYLOAD
+                        ? eager - AM_MAIL_HEADROOM
+                        : AM_PAYLOAD;
+    am.mail_bytes = am.mail_chunk < AM_PAYLOAD ? AM_MAIL_BYTES_CHUNKED : AM_MAIL_BYTES;
     char *p = am.mem;
     for (int i = 0; i < AM_RECVS; i++, p += AM_BYTES) {
         am.recv[i] = (struct am_buf){.kind = FAB_KIND_AM_RECV, .data = p};

@@ -2,7 +2,8 @@
  * libfabric offers for an RDM endpoint with RMA, atomics and messages whose
  * transfers can complete on delivery, or the one SHMEM_OFI_PROVIDER names
  * (SHMEM_OFI_DOMAIN: its domain) -- and what it offers that the library
- * cares about: progress of its own, atomics. */
+ * cares about: progress of its own, how large a message goes without a
+ * handshake, atomics. */
 #include "shmem/fabric.h"
 
 #include <stdlib.h>
@@ -178,4 +179,10 @@ int shmemi_fab_progresses_alone(const struct fi_info *info) {
     const char *p = info->fabric_attr->prov_name;
     return info->domain_attr->data_progress == FI_PROGRESS_AUTO && strcmp(p, "net") &&
            strcmp(p, "tcp");
+}
+
+/* The largest message the provider sends at once, without a handshake with
+ * the target first (0: any): rxm's eager limit, its 16 KiB bounce buffers. */
+size_t shmemi_fab_eager_bytes(const struct fi_info *info) {
+    return strstr(info->fabric_attr->prov_name, "ofi_rxm") ? (size_t)16 << 10 : 0;
 }
