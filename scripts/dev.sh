@@ -140,6 +140,24 @@ fabric)
     # mpirun where the test has an mpirun form (the messages are the launcher's).
     env "${fab[@]}" ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -R 'leave|crash|kill' \
         -E np8
+    # The shm provider's endpoints are files in /dev/shm: none is left by a job that ends
+    # early, and a file left by a killed process whose id a PE now has (what the
+    # provider names its files by: "pid:uid:n") refuses no endpoint.
+    before=$(ls /dev/shm)
+    env SHMEM_FORCE_FABRIC=1 SHMEM_OFI_PROVIDER=shm ctest --test-dir "$BUILD_DIR" \
+        --output-on-failure -j "$JOBS" -R 'leave|crash|kill' -E 'np8'
+    if [ "$(ls /dev/shm)" != "$before" ]; then
+        echo "== fabric: jobs through shm left files in /dev/shm:"
+        comm -13 <(echo "$before") <(ls /dev/shm)
+        exit 1
+    fi
+    last=$(cat /proc/sys/kernel/ns_last_pid)
+    stale=()
+    for i in $(seq 1 300); do
+        f="/dev/shm/$((last + i)):$(id -u):0"
+        [ -e "$f" ] || { echo stale >"$f" && stale+=("$f"); }
+    done
+    trap 'rm -f "${stale[@]}"' EXIT
     # The shm provider (readback quiet, polling progress), and tcp with registered-only
     # local buffers and every AMO as a compare-and-swap loop or a message.
     for v in "SHMEM_OFI_PROVIDER=shm" "SHMEM_OFI_MR_LOCAL=1 SHMEM_OFI_ATOMICS=cas FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo" \
@@ -147,6 +165,8 @@ fabric)
         # shellcheck disable=SC2086
         env SHMEM_FORCE_FABRIC=1 $v ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" \
             -R 'func\.(static_data|heap_rma|amo|signals|lock|coll_team|team_split|plan_run)\.np4'
+        rm -f "${stale[@]}"
+        stale=()
     done
     # Two hosts made of network namespaces (root only): the same suite with PEs on both,
     # those of one host mapping each other, the others reached through tcp over a veth.

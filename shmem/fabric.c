@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +94,8 @@ static struct {
 #define PROG_STEP_ASIDE_US 2000
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
-static long open_eps; /* contexts' own endpoints (under ep_lock) */
+static long open_eps;          /* contexts' own endpoints (under ep_lock) */
+static struct fab_ep *ctx_eps; /* the same, listed (under ep_lock) */
 
 static double now_s(void) {
     struct timespec ts;
@@ -391,9 +393,65 @@ static size_t any_port(const struct fi_info *info, char **out) {
     return info->src_addrlen;
 }
 
+/* For providers that name endpoints by strings (shm: the name of a file in
+ * /dev/shm), the main endpoint's name made unique over time: the provider's
+ * own is the process id, and a file left by a killed process of the same id
+ * refuses the endpoint (EBUSY). */
+static int unique_name(struct fi_info *info) {
+    if (info->addr_format != FI_ADDR_STR || !info->src_addr)
+        return 0;
+    struct timespec t;
+    char *name;
+    clock_gettime(CLOCK_BOOTTIME, &t);
+    if (asprintf(&name, "%s-%llx", (const char *)info->src_addr,
+                 (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec) < 0)
+        return -FI_ENOMEM;
+    free(info->src_addr);
+    info->src_addr = name;
+    info->src_addrlen = strlen(name) + 1;
+    return 0;
+}
+
+/* shm's endpoint is a file in /dev/shm that outlives a killed process. Every
+ * peer maps it when it inserts the address (libfabric's shm maps at
+ * fi_av_insert), so once every PE is past the inserts its name can go: the
+ * mapping stays until the endpoint closes, and no job leaves a file behind. */
+static void forget_name(const char *name) {
+    if (strcmp(shmemi_fab.prov, "shm"))
+        return;
+    struct boot *b = shmemi.boot;
+    if (b->barrier(b))
+        shmemi_fatal("bootstrap barrier failed during init (fabric addresses)");
+    const char *file = strstr(name, "://");
+    (void)shm_unlink(file ? file + 3 : name);
+}
+
+/* A context endpoint's file cannot go early: a peer maps it when the first
+ * transfer from it arrives. Its name is kept, for shmemi_fab_abandon. */
+static void keep_name(struct fab_ep *e) {
+    char name[NAME_MAX_BYTES];
+    size_t len = sizeof(name) - 1;
+    if (strcmp(shmemi_fab.prov, "shm") || fi_getname(&e->ep->fid, name, &len))
+        return;
+    name[len < sizeof(name) ? len : sizeof(name) - 1] = 0;
+    const char *file = strstr(name, "://");
+    e->file = strdup(file ? file + 3 : name);
+}
+
+/* The job ends and no endpoint will be closed: the files of shm's context
+ * endpoints go (the provider removes them on a SIGTERM, not at exit). */
+void shmemi_fab_abandon(void) {
+    if (!shmemi_fab.open || pthread_mutex_trylock(&ep_lock))
+        return;
+    for (struct fab_ep *e = ctx_eps; e; e = e->next)
+        if (e->file)
+            (void)shm_unlink(e->file);
+    pthread_mutex_unlock(&ep_lock);
+}
+
 /* An endpoint bound to the AV, with its own counter and queue. The main one
- * keeps the provider's source address (the one the peers get); the others
- * take a fresh one. */
+ * keeps the provider's source address (the one the peers get; a string one
+ * made unique); the others take a fresh one. */
 static int ep_open(struct fab_ep *e, int main_ep) {
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     /* A wait object only for a progress thread that sleeps in it: the
@@ -413,6 +471,8 @@ static int ep_open(struct fab_ep *e, int main_ep) {
         rc = fi_cq_open(shmemi_fab.domain, &qa, &e->cq, NULL);
     }
     if (rc)
+        return rc;
+    if (main_ep && (rc = unique_name(info)))
         return rc;
     if (!main_ep) {
         /* A source address of its own: none (the provider picks one, a free
@@ -491,6 +551,9 @@ struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
         int rc = e ? ep_open(e, 0) : -FI_ENOMEM;
         if (rc)
             shmemi_fab_fail(rc, "opening a context's endpoint", -1, fn);
+        keep_name(e);
+        e->next = ctx_eps;
+        ctx_eps = e;
         open_eps++;
     }
     /* Release: the endpoint is set up before another thread uses it. The
@@ -505,11 +568,17 @@ void shmemi_fab_ctx_free(struct shmemi_ctx *c) {
     c->fabric = NULL;
     if (!e || e == &shmemi_fab.main)
         return;
-    ep_close(e);
-    free(e);
     pthread_mutex_lock(&ep_lock);
+    for (struct fab_ep **at = &ctx_eps; *at; at = &(*at)->next)
+        if (*at == e) {
+            *at = e->next;
+            break;
+        }
     open_eps--;
     pthread_mutex_unlock(&ep_lock);
+    free(e->file);
+    ep_close(e);
+    free(e);
 }
 
 /* -------------------------------------------------------- registration */
@@ -702,6 +771,7 @@ int shmemi_fab_open(void) {
         }
     }
     free(cards);
+    forget_name(me.name);
     shmemi_fab.open = 1;
     progress_start();
     if (shmemi.dev_size)

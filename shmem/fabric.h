@@ -93,6 +93,10 @@ struct fab_ep {
     uint64_t slots_free; /* bits (atomic) */
     struct fid_mr *stage_mr;
     void *stage_desc;
+    /* A context's endpoint: its place among the others (under the endpoint
+     * lock) and, for shm, the name of its file (see shmemi_fab_abandon). */
+    struct fab_ep *next;
+    char *file;
 };
 
 /* How an AMO (operation, size) reaches a peer. */
@@ -150,6 +154,7 @@ void shmemi_fab_finish(void);
 /* The endpoint of context c (made on first use). */
 struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn);
 void shmemi_fab_ctx_free(struct shmemi_ctx *c);
+void shmemi_fab_abandon(void);
 /* Run the provider's progress on e (and on the main endpoint: messages). */
 void shmemi_fab_progress(struct fab_ep *e);
 /* Wait until e's counter reaches target (transfers to pe, or -1). */

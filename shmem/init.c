@@ -56,6 +56,7 @@ void shmemi_fatal(const char *fmt, ...) {
     va_start(ap, fmt);
     vreport("", fmt, ap);
     va_end(ap);
+    shmemi_paths_abandon();
     if (shmemi.boot)
         shmemi.boot->abort(shmemi.boot, 1, NULL);
     /* No bootstrap yet: our launcher sees the failed PE and ends the job. */
@@ -314,6 +315,7 @@ static void finalize(int implicit) {
 void shmem_global_exit(int status) {
     fflush(stdout);
     fflush(stderr);
+    shmemi_paths_abandon();
     if (shmemi.boot)
         shmemi.boot->abort(shmemi.boot, status, NULL);
     _exit(status);

@@ -192,6 +192,7 @@ static void peer_exited(int pe, int64_t now) {
     fprintf(stderr, "[PE %d] shmem: %s while PE %d waits in %s: ending the job\n", shmemi.my_pe,
             gone, shmemi.my_pe, my_routine());
     fflush(stderr);
+    shmemi_paths_abandon();
     shmemi.boot->abort(shmemi.boot, status, NULL);
     _exit(status & 0xff ? status & 0xff : 1);
 }
@@ -421,6 +422,7 @@ void shmemi_live_exit(int status) {
     __atomic_store_n(&l->status, status, __ATOMIC_RELAXED);
     __atomic_store_n(&l->epoch, shmemi.barrier_epoch, __ATOMIC_RELAXED);
     __atomic_store_n(&l->phase, SHMEMI_LIVE_EXITED, __ATOMIC_RELEASE);
+    shmemi_paths_abandon();
     if (shmemi.n_pes < 2)
         return;
     /* Say what the others wait in: the PEs whose beat advances (they are

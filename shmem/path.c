@@ -98,6 +98,12 @@ void shmemi_paths_fini(void) {
     shmemi_npaths = 0;
 }
 
+void shmemi_paths_abandon(void) {
+    for (int i = 0; i < shmemi_npaths; i++)
+        if (shmemi_paths[i]->abandon)
+            shmemi_paths[i]->abandon();
+}
+
 /* ------------------------------------------- peers' memory, whatever the row */
 
 /* The route of pe's copy of the symmetric range, refusing a row that neither

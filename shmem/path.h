@@ -128,6 +128,10 @@ struct shmemi_path_ops {
     /* shmem_finalize, once every PE is in it: the row's last collective step
      * and its teardown. Optional. */
     void (*fini)(void);
+    /* The job ends without a finalize (a fatal error, shmem_global_exit, an
+     * exit without shmem_finalize): release what would outlive the process.
+     * Any thread, any lock held. Optional. */
+    void (*abandon)(void);
 };
 
 extern const struct shmemi_path_ops shmemi_path_direct, shmemi_path_device, shmemi_path_fabric;
@@ -279,6 +283,7 @@ void shmemi_paths_check(int how, const char *fn);
 int shmemi_paths_progress(void);
 void shmemi_paths_ctx_free(struct shmemi_ctx *c);
 void shmemi_paths_fini(void);
+void shmemi_paths_abandon(void);
 
 /* ---------------------------------------- peers' memory, whatever the row */
 /* For the library's own protocols (barriers, team syncs, collectives, locks,

@@ -563,6 +563,7 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .progress = fabric_progress,
     .ctx_free = fabric_ctx_free,
     .fini = fabric_fini,
+    .abandon = shmemi_fab_abandon,
 };
 
 /* ----------------------------------------------- the copy engine's window */
