@@ -12,9 +12,13 @@
  * polling with a back-off up to SHMEM_OFI_PROGRESS_INTERVAL, or (wait) asleep
  * in the provider's wait object, woken by the sockets -- which the provider
  * then signals on every completion, a write and a read of a pipe per
- * transfer (a quarter of an 8-byte put's latency over tcp). Threads waiting
- * inside the library run the progress themselves (shmemi_spin_slow), and
- * meanwhile the thread stays out of their way. */
+ * transfer (a quarter of an 8-byte put's latency over tcp). By default
+ * (auto) both, where the provider's wait object watches its sockets: the
+ * thread polls while transfers come and, idle for PROG_IDLE_NS, sleeps
+ * there, so an idle PE's thread never wakes, and a peer's transfer into a PE
+ * that computes wakes it. Threads waiting inside the library run the
+ * progress themselves (shmemi_spin_slow), and meanwhile the thread stays out
+ * of their way. */
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
@@ -93,6 +97,13 @@ static struct {
  * provider's progress at once cost each a lock hand-over per look. */
 #define PROG_STEP_ASIDE_US 2000
 
+/* Idle this long (no completion, no progress call of the application), the
+ * thread of SHMEM_OFI_PROGRESS=auto sleeps until the provider's sockets
+ * wake it: past the back-off to the polling interval, a peer's transfer
+ * waits for the wake (tens of us) rather than for the next look (up to the
+ * interval). */
+#define PROG_IDLE_NS 4000000
+
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 static long open_eps;          /* contexts' own endpoints (under ep_lock) */
 static struct fab_ep *ctx_eps; /* the same, listed (under ep_lock) */
@@ -101,6 +112,12 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------- errors */
@@ -196,33 +213,40 @@ void shmemi_fab_progress(struct fab_ep *e) {
 
 static void *progress_main(void *arg) {
     (void)arg;
+    pthread_setname_np(pthread_self(), "shmem-fabric");
     long sleep_us = 1;
     uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
+    int64_t busy_at = now_ns();
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
         if (now != seen) {
             seen = now;
             struct timespec ts = {0, PROG_STEP_ASIDE_US * 1000};
             nanosleep(&ts, NULL);
+            busy_at = now_ns();
             continue;
         }
-        if (prog.wait) {
+        if (prog.wait ||
+            (shmemi_fab.sleeps && shmemi_fab_am_idle() && now_ns() - busy_at > PROG_IDLE_NS)) {
             struct fi_cq_msg_entry ent;
             /* Asleep in the provider until a socket has data (which it then
              * progresses: a peer's transfer into this PE), a message
              * arrives, or fi_cq_signal at close. */
-            ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 100);
+            ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, prog.wait ? 100 : -1);
             if (n == 1)
                 complete(&ent);
             else if (n == -FI_EAVAIL)
                 report(&shmemi_fab.main, "the fabric's progress thread");
             shmemi_fab_am_progress();
+            sleep_us = 1;
+            busy_at = now_ns();
             continue;
         }
         int did = drain(&shmemi_fab.main, "the fabric's progress thread");
         shmemi_fab_am_progress();
         if (did) {
             sleep_us = 1;
+            busy_at = now_ns();
             continue;
         }
         /* Idle: back off (a peer's transfer waits at most this long when this
@@ -269,7 +293,7 @@ static void progress_stop(void) {
     if (!prog.running)
         return;
     __atomic_store_n(&prog.stop, 1, __ATOMIC_RELEASE);
-    if (prog.wait)
+    if (prog.wait || shmemi_fab.sleeps)
         fi_cq_signal(shmemi_fab.main.cq);
     pthread_join(prog.thread, NULL);
     prog.running = 0;
@@ -456,7 +480,7 @@ static int ep_open(struct fab_ep *e, int main_ep) {
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     /* A wait object only for a progress thread that sleeps in it: the
      * provider signals it (a system call) on every completion. */
-    int waits = main_ep && !strcmp(shmemi.cfg.OFI_PROGRESS, "wait");
+    int waits = main_ep && (!strcmp(shmemi.cfg.OFI_PROGRESS, "wait") || shmemi_fab.sleeps);
     struct fi_cq_attr qa = {.format = FI_CQ_FORMAT_MSG,
                             .size = 1024,
                             .wait_obj = waits ? FI_WAIT_UNSPEC : FI_WAIT_NONE};
@@ -469,6 +493,7 @@ static int ep_open(struct fab_ep *e, int main_ep) {
     if (rc && waits) {
         qa.wait_obj = FI_WAIT_NONE; /* no wait object: the progress thread polls */
         rc = fi_cq_open(shmemi_fab.domain, &qa, &e->cq, NULL);
+        shmemi_fab.sleeps = 0;
     }
     if (rc)
         return rc;
@@ -670,6 +695,8 @@ int shmemi_fab_open(void) {
     struct fi_info *info = shmemi_fab.info;
     shmemi_fab.prov = info->fabric_attr->prov_name;
     shmemi_fab.auto_progress = shmemi_fab_progresses_alone(info);
+    shmemi_fab.sleeps = !shmemi_fab.auto_progress && !strcmp(shmemi.cfg.OFI_PROGRESS, "auto") &&
+                        shmemi_fab_wakes_on_arrival(info);
     shmemi_fab.eager = shmemi_fab_eager_bytes(info);
     uint64_t mode = info->domain_attr->mr_mode;
     shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;

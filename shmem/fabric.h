@@ -132,6 +132,7 @@ struct fab {
     size_t max_msg;  /* largest single transfer */
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
     int auto_progress;               /* the provider moves data outside libfabric calls */
+    int sleeps;                      /* the progress thread sleeps when idle (see fabric.c) */
     size_t eager;                    /* largest message sent without a handshake (0: any) */
     double timeout_s;
     const char *prov; /* the provider's name */
@@ -143,6 +144,7 @@ extern struct fab shmemi_fab;
 int shmemi_fab_choose(void); /* shmemi_fab.info (0), or a libfabric error */
 int shmemi_fab_progresses_alone(const struct fi_info *info);
 size_t shmemi_fab_eager_bytes(const struct fi_info *info);
+int shmemi_fab_wakes_on_arrival(const struct fi_info *info);
 void shmemi_fab_amo_table(void); /* shmemi_fab.amo_how, once the domain is open */
 
 /* fabric.c */
@@ -239,6 +241,7 @@ void shmemi_fab_am_close(void);
 void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e);
 /* Carry out and answer the messages that came (after reading the queue). */
 void shmemi_fab_am_progress(void);
+int shmemi_fab_am_idle(void);
 /* An AMO carried out by the target: the old value into *old (may be NULL). */
 void shmemi_fab_am_amo(const struct shmemi_route *r, enum shmemi_amo_op op, size_t size,
                        uint64_t value, uint64_t cond, uint64_t *old, const char *fn);

@@ -388,6 +388,9 @@ void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
 
 /* Called by every progress call of the main endpoint, out of the loop that
  * reads its queue: carry out what came. */
+/* Nothing queued to carry out or answer (the progress thread may sleep). */
+int shmemi_fab_am_idle(void) { return !am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED); }
+
 void shmemi_fab_am_progress(void) {
     if (!am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED))
         return;

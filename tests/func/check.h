@@ -85,6 +85,22 @@ static inline const char *func_wakes_unreliable(void) {
     return NULL;
 }
 
+/* Whether the library's threads of an idle PE sleep (NULL) or why not. Through
+ * a fabric the progress thread sleeps when idle on the providers that carry
+ * RDM over TCP themselves (net, tcp: SHMEM_OFI_PROVIDER=tcp's and libfabric's
+ * first choice), unless told to poll; it polls through others (FI_PROVIDER=tcp
+ * leaves libfabric 1.17 only tcp;ofi_rxm). */
+static inline const char *func_idle_unreliable(void) {
+    if (!strcmp(shmemx_copy_engine_name(), "hsakmt"))
+        return "not with a hardware copy engine";
+    const char *prov = getenv("SHMEM_OFI_PROVIDER"), *progress = getenv("SHMEM_OFI_PROGRESS");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes() &&
+        ((prov && strcmp(prov, "net") && strcmp(prov, "tcp")) || getenv("FI_PROVIDER") ||
+         (progress && strcmp(progress, "auto"))))
+        return "not with PEs reached through a fabric whose progress thread polls";
+    return NULL;
+}
+
 /* Deterministic byte pattern: differs per writer, per offset and per round. */
 static inline unsigned char func_byte(int writer, size_t i, unsigned round) {
     return (unsigned char)((unsigned)writer * 37u + (unsigned)(i * 11u) + (unsigned)(i >> 8) +
