@@ -79,9 +79,25 @@ struct fab_card {
     uint64_t raddr[SHMEMI_REGIONS];
     uint64_t key[SHMEMI_REGIONS];
     int32_t reach[SHMEMI_REGIONS];
-    int32_t atomics; /* SHMEM_OFI_ATOMICS as an index: every PE must agree */
+    int32_t atomics;    /* SHMEM_OFI_ATOMICS as an index: every PE must agree */
+    int32_t local_only; /* the interface reaches this node only (loopback, shm) */
+    uint64_t node[3];   /* shmemi_node_key */
     char name[NAME_MAX_BYTES];
 };
+
+/* Whether the provider's interface reaches no other node: shm, or an address
+ * of the loopback interface (SHMEM_OFI_DOMAIN=lo). */
+static int local_only(const struct fi_info *info) {
+    const void *a = info->src_addr;
+    if (!strcmp(shmemi_fab.prov, "shm"))
+        return 1;
+    if (a && info->addr_format == FI_SOCKADDR_IN && info->src_addrlen >= sizeof(struct sockaddr_in))
+        return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+    if (a && info->addr_format == FI_SOCKADDR_IN6 &&
+        info->src_addrlen >= sizeof(struct sockaddr_in6))
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
+    return 0;
+}
 
 static struct {
     pthread_t thread;
@@ -767,6 +783,8 @@ int shmemi_fab_open(void) {
         return fail_open(rc, "fi_getname");
     me.name_len = len;
     me.atomics = atomics_index();
+    me.local_only = local_only(info);
+    shmemi_node_key(me.node);
     for (int g = 0; g < SHMEMI_REGIONS; g++) {
         if (shmemi_fab.mr[g]) {
             me.key[g] = fi_mr_key(shmemi_fab.mr[g]);
@@ -788,6 +806,14 @@ int shmemi_fab_open(void) {
         if (c->atomics != me.atomics)
             shmemi_fatal("PE %d and PE %d differ in SHMEM_OFI_ATOMICS: every PE needs the same", pe,
                          shmemi.my_pe);
+        if ((c->local_only || me.local_only) && memcmp(c->node, me.node, sizeof(me.node)))
+            shmemi_fatal("PE %d and PE %d are on different nodes (hosts or network "
+                         "namespaces), and the fabric's interface (%s%s%s) reaches within a "
+                         "node only: name one that reaches the others (SHMEM_OFI_DOMAIN, "
+                         "SHMEM_OFI_PROVIDER)",
+                         pe, shmemi.my_pe, shmemi_fab.prov,
+                         info->domain_attr->name ? ", domain " : "",
+                         info->domain_attr->name ? info->domain_attr->name : "");
         if (fi_av_insert(shmemi_fab.av, c->name, 1, &shmemi_fab.peers[pe].addr, 0, NULL) != 1)
             shmemi_fatal("fabric: cannot insert PE %d's address into the address vector (%s)", pe,
                          shmemi_fab.prov);

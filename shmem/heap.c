@@ -42,7 +42,7 @@ struct pe_card {
     int32_t data_off; /* where the data segment starts in its object (see remap_data_segment) */
     uint64_t heap_size;
     uint64_t data_size;
-    uint64_t node[3]; /* node_key(): PEs with equal keys map each other's memory */
+    uint64_t node[3]; /* shmemi_node_key(): PEs with equal keys map each other's memory */
     cpu_set_t cpus;   /* the CPUs the PE may run on */
 };
 
@@ -62,7 +62,7 @@ static void node_cpus(const struct pe_card *cards, const struct pe_card *me) {
  * that places PEs in other network namespaces of the same machine treats them
  * as other hosts, and so does the library: they are reached through the
  * fabric. */
-static void node_key(uint64_t key[3]) {
+void shmemi_node_key(uint64_t key[3]) {
     char id[64] = "";
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (f) {
@@ -307,7 +307,7 @@ int shmemi_heap_init(void) {
                          .data_off = (int32_t)data_off,
                          .heap_size = total,
                          .data_size = shmemi.data_size};
-    node_key(me.node);
+    shmemi_node_key(me.node);
     if (sched_getaffinity(0, sizeof(me.cpus), &me.cpus))
         CPU_ZERO(&me.cpus); /* unknown: counts as none (shmemi_wait_node_cpus) */
     struct boot *b = shmemi.boot;

@@ -479,6 +479,9 @@ int shmemi_wait_init(void);
 /* shmem_init, once the PEs of the node are known: how many CPUs they may run
  * on together (whether the job crowds the node). */
 void shmemi_wait_node_cpus(int cpus);
+/* What PEs that map each other's memory share: the kernel's boot id, the PID
+ * and network namespaces (shmem/heap.c). */
+void shmemi_node_key(uint64_t key[3]);
 /* SHMEM_DEBUG: how the waits' sleeps ended (finalize). */
 void shmemi_wait_report(void);
 /* A sleeper's side of the store-then-load ordering against writers that do

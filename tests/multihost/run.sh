@@ -10,7 +10,9 @@
 #   - a PE killed mid-job on the host mpirun started on (PE 0) and on the other one
 #     (PE 1): the job ends non-zero within 20 s, naming it;
 #   - PEs that leave without shmem_finalize while the others wait (the liveness record,
-#     read over the fabric): the job ends non-zero with the library's message.
+#     read over the fabric): the job ends non-zero with the library's message;
+#   - an interface that reaches within a node only (SHMEM_OFI_DOMAIN=lo, shm): refused at
+#     init.
 # Skipped (exit 77) where namespaces cannot be made (not root, `ip netns` refused).
 #   run.sh <build-dir>
 set -u
@@ -81,6 +83,14 @@ ok=1
 [ $rc = 0 ] && ok=0
 verdict $ok "every PE leaves main without shmem_finalize"
 
+# An interface that reaches within a node only (the loopback, shm) refuses the job at
+# init, naming it, rather than leaving its transfers to time out.
+for v in SHMEM_OFI_DOMAIN=lo SHMEM_OFI_PROVIDER=shm; do
+    mpi 60 2 -x $v "$b/tests/func/heap_rma"
+    ok=1
+    [ $rc != 0 ] && [ $rc != 124 ] && echo "$out" | grep -q "reaches within a node only" && ok=0
+    verdict $ok "$v with PEs on two hosts: refused at init"
+done
 [ $failed = 0 ] && echo "multihost: every check passed" && exit 0
 echo "multihost: $failed checks failed"
 exit 1
