@@ -80,17 +80,18 @@ struct fab_card {
     uint64_t key[SHMEMI_REGIONS];
     int32_t reach[SHMEMI_REGIONS];
     int32_t atomics;    /* SHMEM_OFI_ATOMICS as an index: every PE must agree */
-    int32_t local_only; /* the interface reaches this node only (loopback, shm) */
+    int32_t local_only; /* the interface reaches this node only: 1 loopback, 2 shm */
     uint64_t node[3];   /* shmemi_node_key */
     char name[NAME_MAX_BYTES];
 };
 
-/* Whether the provider's interface reaches no other node: shm, or an address
- * of the loopback interface (SHMEM_OFI_DOMAIN=lo). */
+/* Whether the provider's interface reaches no other node: 1, an address of
+ * the loopback interface (SHMEM_OFI_DOMAIN=lo: the same kernel and network
+ * namespace); 2, shm (processes that map each other's files and memory). */
 static int local_only(const struct fi_info *info) {
     const void *a = info->src_addr;
     if (!strcmp(shmemi_fab.prov, "shm"))
-        return 1;
+        return 2;
     if (a && info->addr_format == FI_SOCKADDR_IN && info->src_addrlen >= sizeof(struct sockaddr_in))
         return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
     if (a && info->addr_format == FI_SOCKADDR_IN6 &&
@@ -806,7 +807,8 @@ int shmemi_fab_open(void) {
         if (c->atomics != me.atomics)
             shmemi_fatal("PE %d and PE %d differ in SHMEM_OFI_ATOMICS: every PE needs the same", pe,
                          shmemi.my_pe);
-        if ((c->local_only || me.local_only) && memcmp(c->node, me.node, sizeof(me.node)))
+        if ((me.local_only == 2 && memcmp(c->node, me.node, sizeof(me.node))) ||
+            (me.local_only && (c->node[0] != me.node[0] || c->node[2] != me.node[2])))
             shmemi_fatal("PE %d and PE %d are on different nodes (hosts or network "
                          "namespaces), and the fabric's interface (%s%s%s) reaches within a "
                          "node only: name one that reaches the others (SHMEM_OFI_DOMAIN, "
