@@ -122,6 +122,7 @@ static struct {
 #define PROG_IDLE_NS 4000000
 
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *main_file;        /* shm: the PE's endpoint's file until peers mapped it */
 static long open_eps;          /* contexts' own endpoints (under ep_lock) */
 static struct fab_ep *ctx_eps; /* the same, listed (under ep_lock) */
 
@@ -457,32 +458,38 @@ static int unique_name(struct fi_info *info) {
  * peer maps it when it inserts the address (libfabric's shm maps at
  * fi_av_insert), so once every PE is past the inserts its name can go: the
  * mapping stays until the endpoint closes, and no job leaves a file behind. */
-static void forget_name(const char *name) {
-    if (strcmp(shmemi_fab.prov, "shm"))
+static void forget_name(void) {
+    if (!main_file)
         return;
     struct boot *b = shmemi.boot;
     if (b->barrier(b))
         shmemi_fatal("bootstrap barrier failed during init (fabric addresses)");
-    const char *file = strstr(name, "://");
-    (void)shm_unlink(file ? file + 3 : name);
+    (void)shm_unlink(main_file);
+    free(main_file);
+    main_file = NULL;
 }
 
-/* A context endpoint's file cannot go early: a peer maps it when the first
- * transfer from it arrives. Its name is kept, for shmemi_fab_abandon. */
-static void keep_name(struct fab_ep *e) {
+/* The file of an shm endpoint (its name without the provider's prefix), or
+ * NULL: a context endpoint's cannot go early (a peer maps it when the first
+ * transfer from it arrives), so it is kept for shmemi_fab_abandon, and the
+ * PE's until forget_name. */
+static char *file_of(struct fab_ep *e) {
     char name[NAME_MAX_BYTES];
     size_t len = sizeof(name) - 1;
     if (strcmp(shmemi_fab.prov, "shm") || fi_getname(&e->ep->fid, name, &len))
-        return;
+        return NULL;
     name[len < sizeof(name) ? len : sizeof(name) - 1] = 0;
     const char *file = strstr(name, "://");
-    e->file = strdup(file ? file + 3 : name);
+    return strdup(file ? file + 3 : name);
 }
 
-/* The job ends and no endpoint will be closed: the files of shm's context
- * endpoints go (the provider removes them on a SIGTERM, not at exit). */
+/* The job ends and no endpoint will be closed: the files of shm's endpoints
+ * go (the provider removes them on a SIGTERM, not at exit), the PE's own too
+ * where init ended before the peers mapped it. */
 void shmemi_fab_abandon(void) {
-    if (!shmemi_fab.open || pthread_mutex_trylock(&ep_lock))
+    if (main_file)
+        (void)shm_unlink(main_file);
+    if (pthread_mutex_trylock(&ep_lock))
         return;
     for (struct fab_ep *e = ctx_eps; e; e = e->next)
         if (e->file)
@@ -593,7 +600,7 @@ struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
         int rc = e ? ep_open(e, 0) : -FI_ENOMEM;
         if (rc)
             shmemi_fab_fail(rc, "opening a context's endpoint", -1, fn);
-        keep_name(e);
+        e->file = file_of(e);
         e->next = ctx_eps;
         ctx_eps = e;
         open_eps++;
@@ -751,6 +758,7 @@ int shmemi_fab_open(void) {
         return fail_open(rc, "fi_av_open");
     if ((rc = ep_open(&shmemi_fab.main, 1)))
         return fail_open(rc, "opening the endpoint");
+    main_file = file_of(&shmemi_fab.main);
     /* The host heap (user heap and the library's words), the data segment,
      * and the device heap where the provider registers GPU memory. */
     if ((rc = mr_open(SHMEMI_REGION_HEAP, shmemi.heap_base, shmemi.heap_size, 0)) ||
@@ -826,7 +834,7 @@ int shmemi_fab_open(void) {
         }
     }
     free(cards);
-    forget_name(me.name);
+    forget_name();
     shmemi_fab.open = 1;
     progress_start();
     if (shmemi.dev_size)

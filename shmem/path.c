@@ -98,10 +98,11 @@ void shmemi_paths_fini(void) {
     shmemi_npaths = 0;
 }
 
+/* Every row, in use or not: a row's setup may have failed half way. */
 void shmemi_paths_abandon(void) {
-    for (int i = 0; i < shmemi_npaths; i++)
-        if (shmemi_paths[i]->abandon)
-            shmemi_paths[i]->abandon();
+    for (size_t i = 0; i < NROWS; i++)
+        if (rows[i]->abandon)
+            rows[i]->abandon();
 }
 
 /* ------------------------------------------- peers' memory, whatever the row */

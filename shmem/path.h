@@ -130,7 +130,8 @@ struct shmemi_path_ops {
     void (*fini)(void);
     /* The job ends without a finalize (a fatal error, shmem_global_exit, an
      * exit without shmem_finalize): release what would outlive the process.
-     * Any thread, any lock held. Optional. */
+     * Any thread, any lock held, the row set up or not (its setup may have
+     * failed half way). Optional. */
     void (*abandon)(void);
 };
 
