@@ -126,17 +126,7 @@ static char *main_file;        /* shm: the PE's endpoint's file until peers mapp
 static long open_eps;          /* contexts' own endpoints (under ep_lock) */
 static struct fab_ep *ctx_eps; /* the same, listed (under ep_lock) */
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+static double now_s(void) { return (double)shmemi_now_ns() * 1e-9; }
 
 /* ------------------------------------------------------------- errors */
 
@@ -234,18 +224,18 @@ static void *progress_main(void *arg) {
     pthread_setname_np(pthread_self(), "shmem-fabric");
     long sleep_us = 1;
     uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
-    int64_t busy_at = now_ns();
+    uint64_t busy_at = shmemi_now_ns();
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
         if (now != seen) {
             seen = now;
             struct timespec ts = {0, PROG_STEP_ASIDE_US * 1000};
             nanosleep(&ts, NULL);
-            busy_at = now_ns();
+            busy_at = shmemi_now_ns();
             continue;
         }
-        if (prog.wait ||
-            (shmemi_fab.sleeps && shmemi_fab_am_idle() && now_ns() - busy_at > PROG_IDLE_NS)) {
+        if (prog.wait || (shmemi_fab.sleeps && shmemi_fab_am_idle() &&
+                          shmemi_now_ns() - busy_at > PROG_IDLE_NS)) {
             struct fi_cq_msg_entry ent;
             /* Asleep in the provider until a socket has data (which it then
              * progresses: a peer's transfer into this PE), a message
@@ -257,14 +247,14 @@ static void *progress_main(void *arg) {
                 report(&shmemi_fab.main, "the fabric's progress thread");
             shmemi_fab_am_progress();
             sleep_us = 1;
-            busy_at = now_ns();
+            busy_at = shmemi_now_ns();
             continue;
         }
         int did = drain(&shmemi_fab.main, "the fabric's progress thread");
         shmemi_fab_am_progress();
         if (did) {
             sleep_us = 1;
-            busy_at = now_ns();
+            busy_at = shmemi_now_ns();
             continue;
         }
         /* Idle: back off (a peer's transfer waits at most this long when this

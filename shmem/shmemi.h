@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 /* Public declarations get default visibility; everything else is hidden. */
 #pragma GCC visibility push(default)
@@ -314,6 +315,13 @@ struct shmemi_state {
 };
 
 extern struct shmemi_state shmemi;
+
+/* Nanoseconds of CLOCK_MONOTONIC (a vDSO call: no system call). */
+static inline uint64_t shmemi_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static inline struct shmemi_ctl *shmemi_ctl_of(int pe) {
     /* The host control block: at the end of the host heap in both kinds. */

@@ -88,12 +88,6 @@ static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a
 #define SPIN_SCALE_MAX 8
 static __thread unsigned spin_scale = 1;
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static long switches(void) {
     struct rusage r;
     if (getrusage(RUSAGE_THREAD, &r))
@@ -244,7 +238,7 @@ static void sleep_armed(struct shmemi_spin *s) {
     if (s->sleep_us > cap)
         s->sleep_us = cap;
     struct timespec ts = {(time_t)(s->sleep_us / 1000000), (long)(s->sleep_us % 1000000) * 1000};
-    uint64_t t0 = now_ns();
+    uint64_t t0 = shmemi_now_ns();
     long rc = futex(&wake_of(s)->seq, FUTEX_WAIT, s->seq, &ts);
     int e = rc ? errno : 0;
     __atomic_fetch_add(rc == 0          ? &slept_woken
@@ -252,7 +246,8 @@ static void sleep_armed(struct shmemi_spin *s) {
                                         : &slept_moved,
                        1, __ATOMIC_RELAXED);
     shmemi_spin_disarm(s);
-    if (rc == 0 && now_ns() - t0 < (uint64_t)s->budget_us * 1000u && spin_scale < SPIN_SCALE_MAX)
+    if (rc == 0 && shmemi_now_ns() - t0 < (uint64_t)s->budget_us * 1000u &&
+        spin_scale < SPIN_SCALE_MAX)
         spin_scale *= 2;
     else if (rc && e == ETIMEDOUT && spin_scale > 1)
         spin_scale /= 2;
@@ -300,11 +295,11 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         __atomic_store_n(&shmemi_spin_turns, PROGRESS_SPIN_TURNS, __ATOMIC_RELAXED);
         s->blocking = 0;
         if (!s->since_ns) {
-            s->since_ns = s->look_ns = now_ns();
+            s->since_ns = s->look_ns = shmemi_now_ns();
             s->switches = switches();
         } else if ((s->n & 63) == 0) {
             long sw = switches();
-            uint64_t t = now_ns();
+            uint64_t t = shmemi_now_ns();
             if (sw != s->switches && t - s->look_ns > LOST_SLICE_NS)
                 busy_at_ns = t; /* another thread took our core meanwhile */
             else if (busy_at_ns && t - busy_at_ns > LOST_SLICE_MEMORY_NS)
@@ -321,7 +316,7 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         return;
     }
     if (!s->since_ns) {
-        s->since_ns = now_ns();
+        s->since_ns = shmemi_now_ns();
         s->switches = switches();
         return;
     }
@@ -339,7 +334,7 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         return;
     }
     uint64_t t0 = busy_at_ns;
-    uint64_t t = now_ns(), spun = t - s->since_ns;
+    uint64_t t = shmemi_now_ns(), spun = t - s->since_ns;
     if (s->switches != switches())
         busy_at_ns = t; /* another thread took our core meanwhile */
     else if (t0 && t - t0 > BUSY_MEMORY_NS)

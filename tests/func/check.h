@@ -71,20 +71,6 @@ static inline void func_pass(const char *name) {
     }
 }
 
-/* For the tests that measure how waits sleep and wake: why every store into a
- * PE's memory cannot wake its sleeping waits here, or NULL when it can. A
- * hardware copy engine (hsakmt) cannot wake a thread (waits on what it writes
- * poll every 20-100 us), nor can peers reached through a fabric (another
- * node, or SHMEM_FORCE_FABRIC=1), whose provider may also need the waits to
- * run its progress. */
-static inline const char *func_wakes_unreliable(void) {
-    if (!strcmp(shmemx_copy_engine_name(), "hsakmt"))
-        return "not with a hardware copy engine";
-    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes())
-        return "not with PEs reached through a fabric";
-    return NULL;
-}
-
 /* Whether the library's threads of an idle PE sleep (NULL) or why not. Through
  * a fabric the progress thread sleeps when idle on the providers that carry
  * RDM over TCP themselves (net, tcp: SHMEM_OFI_PROVIDER=tcp's and libfabric's
@@ -98,6 +84,21 @@ static inline const char *func_idle_unreliable(void) {
         ((prov && strcmp(prov, "net") && strcmp(prov, "tcp")) || getenv("FI_PROVIDER") ||
          (progress && strcmp(progress, "auto"))))
         return "not with PEs reached through a fabric whose progress thread polls";
+    return NULL;
+}
+
+/* For the tests that measure how waits sleep and wake: why every store into a
+ * PE's memory cannot wake its sleeping waits here, or NULL when it can. A
+ * hardware copy engine (hsakmt) cannot wake a thread (waits on what it writes
+ * poll every 20-100 us), nor can peers reached through a fabric (another
+ * node, or SHMEM_FORCE_FABRIC=1), whose provider may also need the waits to
+ * run its progress. */
+static inline const char *func_wakes_unreliable(void) {
+    const char *why = func_idle_unreliable();
+    if (why)
+        return why;
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes())
+        return "not with PEs reached through a fabric";
     return NULL;
 }
 
