@@ -208,16 +208,26 @@ static int drain(struct fab_ep *e, const char *fn) {
         for (ssize_t i = 0; i < n; i++)
             complete(&ent[i]);
         did = 1;
+        /* Fewer than asked for: the queue is empty, and another read would
+         * only run the provider's progress again (a system call over tcp,
+         * on the way back of every round trip). */
+        if (n < 8)
+            return did;
     }
 }
 
-void shmemi_fab_progress(struct fab_ep *e) {
+/* The progress of e, then of the main endpoint (messages and replies), unless
+ * q is given and complete by then: its waiter returns at once (the next
+ * progress call reads the rest). */
+static void progress_for(struct fab_ep *e, const struct fab_req *q) {
     __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
     drain(e, "the fabric's progress");
-    if (e != &shmemi_fab.main)
+    if (e != &shmemi_fab.main && (!q || __atomic_load_n(&q->pending, __ATOMIC_RELAXED) > 0))
         drain(&shmemi_fab.main, "the fabric's progress");
     shmemi_fab_am_progress();
 }
+
+void shmemi_fab_progress(struct fab_ep *e) { progress_for(e, NULL); }
 
 static void *progress_main(void *arg) {
     (void)arg;
@@ -351,7 +361,7 @@ void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
         /* Acquire: pairs with the release of complete(). */
         if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
             break;
-        shmemi_fab_progress(e);
+        progress_for(e, q);
         if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
             break;
         shmemi_fab_check(e, fn);
