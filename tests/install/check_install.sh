@@ -24,7 +24,7 @@ prefix)
     build=$1 prefix=$2
     rm -rf "$prefix"
     cmake --install "$build" --prefix "$prefix" >/dev/null
-    for f in include/shmem.h include/shmem_device.h include/shmem/device/arch.h \
+    for f in include/shmem.h include/mpp/shmem.h include/shmem_device.h include/shmem/device/arch.h \
         include/shmem/sdma/ring.h bin/oshcc bin/oshrun lib/pkgconfig/shmem.pc; do
         [ -e "$prefix/$f" ] || { echo "missing from the installation: $f"; exit 1; }
     done
@@ -38,8 +38,29 @@ oshcc)
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
     "$prefix/bin/oshcc" -O2 -o "$out/hello_ring" "$src/examples/hello_ring.c"
+    # A program of the SGI/Cray era: the headers at <mpp/...>, start_pes and _my_pe.
+    cat >"$out/legacy.c" <<'EOF_C'
+#include <mpp/shmem.h>
+#include <mpp/shmemx.h>
+#include <stdio.h>
+static long word;
+int main(void) {
+    start_pes(0);
+    int me = _my_pe(), n = _num_pes();
+    shmem_long_p(&word, me + 1, (me + 1) % n);
+    shmem_barrier_all();
+    if (word != (me + n - 1) % n + 1) {
+        printf("legacy: PE %d read %ld\n", me, word);
+        return 1;
+    }
+    return 0;
+}
+EOF_C
+    "$prefix/bin/oshcc" -O2 -Wno-deprecated-declarations -o "$out/legacy" "$out/legacy.c"
     if [ "$gpu" = none ]; then
         "$prefix/bin/oshrun" --timeout 60 -np 2 "$out/hello_ring"
+        "$prefix/bin/oshrun" --timeout 60 -np 2 "$out/legacy"
+        echo "legacy program (<mpp/shmem.h>, start_pes) passed"
     else
         echo "built hello_ring with $prefix/bin/oshcc (a GPU build: not run here)"
     fi
