@@ -103,10 +103,12 @@ struct shmemi_live {
  * engine's thread) that sleep until something stores into this PE's memory
  * sleep on `seq`, a futex word in shared memory, and count themselves in by
  * what they wait for: a range of one region (a watch[] slot they claim, and
- * `watched`) or any store (`any`). A writer that sees either count non-zero
- * (one 64-bit load), and a watch its store overlaps or `any` non-zero, bumps
- * `seq` and wakes them: a put into a PE that sleeps in a barrier costs no
- * system call. */
+ * `watched_ctl` when the range lies in the control block, `watched`
+ * otherwise) or any store (`any`). A writer that sees a count non-zero (one
+ * 64-bit load), and a watch its store overlaps or `any` non-zero, bumps `seq`
+ * and wakes them: a put into a PE that sleeps in a barrier costs no system
+ * call, and a put outside the control block, while only waits on its words
+ * (barriers, syncs, small collectives) sleep, not even a look at the watches. */
 #define SHMEMI_WATCHES 6
 struct shmemi_watch {
     uint32_t used;   /* claimed by a sleeper */
@@ -117,14 +119,21 @@ struct shmemi_wake {
     _Alignas(SHMEMI_CACHELINE) uint32_t seq;
     uint32_t raw; /* some PE may store here through shmem_ptr: such stores wake no one */
     union {
-        uint64_t sleepers; /* both counts, for writers' one load */
+        uint64_t sleepers; /* every count, for writers' one load */
         struct {
-            uint32_t watched; /* sleepers with a watch slot */
-            uint32_t any;     /* sleepers that want every store */
+            uint16_t watched_ctl; /* sleepers watching words of the control block */
+            uint16_t watched;     /* sleepers watching other words */
+            uint32_t any;         /* sleepers that want every store */
         };
     };
     struct shmemi_watch watch[SHMEMI_WATCHES];
 };
+/* In `sleepers`: every count but watched_ctl (its low 16 bits). */
+#define SHMEMI_SLEEPERS_NOT_CTL (~(uint64_t)0xffff)
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+                   offsetof(struct shmemi_wake, watched_ctl) ==
+                       offsetof(struct shmemi_wake, sleepers),
+               "watched_ctl is the low 16 bits of sleepers");
 /* Small collectives without barriers (shmem/coll.c): PE p's message to this
  * PE in one exchange lands in ll[area][seq & 1][p], written only by p: its
  * bytes, then seq (release), which counts p's messages to this PE in that
@@ -428,6 +437,7 @@ struct shmemi_spin {
     size_t watch_len;
     int armed;          /* counted as a sleeper: the caller re-checks, the next turn sleeps */
     int slot;           /* the watch slot claimed when armed; -1: counted in `any` */
+    int in_ctl;         /* the watch lies in the owner's control block (watched_ctl) */
     int blocking;       /* the spin phase is over */
     uint32_t seq;       /* the wake word when armed */
     uint32_t sleep_us;  /* the next sleep's timeout */
@@ -478,8 +488,15 @@ static inline void shmemi_wake_at(int pe, const void *addr, size_t len) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store stays before the load */
     if (SHMEMI_UNLIKELY(shmemi.wake_fence))
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (SHMEMI_UNLIKELY(__atomic_load_n(&shmemi_ctl_of(pe)->wake.sleepers, __ATOMIC_RELAXED)))
-        shmemi_wake_slow(pe, addr, len);
+    struct shmemi_ctl *ctl = shmemi_ctl_of(pe);
+    uint64_t sleepers = __atomic_load_n(&ctl->wake.sleepers, __ATOMIC_RELAXED);
+    if (SHMEMI_LIKELY(!sleepers))
+        return;
+    /* Only waits on control-block words sleep, and this store is elsewhere. */
+    uintptr_t a = (uintptr_t)addr, c = (uintptr_t)ctl;
+    if (!(sleepers & SHMEMI_SLEEPERS_NOT_CTL) && addr && (a + len <= c || a >= c + SHMEMI_CTL_SIZE))
+        return;
+    shmemi_wake_slow(pe, addr, len);
 }
 static inline void shmemi_wake(int pe) { shmemi_wake_at(pe, NULL, 0); }
 /* shmem_init: the waits' settings and the asymmetric fence (before any wait). */

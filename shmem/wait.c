@@ -193,7 +193,7 @@ void shmemi_wake_slow(int pe, const void *addr, size_t len) {
 void shmemi_spin_disarm(struct shmemi_spin *s) {
     struct shmemi_wake *w = wake_of(s);
     if (s->slot >= 0) {
-        __atomic_fetch_sub(&w->watched, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(s->in_ctl ? &w->watched_ctl : &w->watched, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&w->watch[s->slot].used, 0, __ATOMIC_RELEASE);
     } else {
         __atomic_fetch_sub(&w->any, 1, __ATOMIC_RELAXED);
@@ -223,8 +223,14 @@ static void arm(struct shmemi_spin *s) {
         s->slot = i;
         break;
     }
-    /* No watch (or no slot left): any store wakes us. */
-    __atomic_fetch_add(s->slot < 0 ? &w->any : &w->watched, 1, __ATOMIC_SEQ_CST);
+    /* No watch (or no slot left): any store wakes us. A watch within the
+     * control block: stores elsewhere need not look at the watches. */
+    const char *ctl = (const char *)shmemi_ctl_of(owner), *at = s->watch;
+    s->in_ctl = s->slot >= 0 && at >= ctl && at + s->watch_len <= ctl + SHMEMI_CTL_SIZE;
+    if (s->slot < 0)
+        __atomic_fetch_add(&w->any, 1, __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_add(s->in_ctl ? &w->watched_ctl : &w->watched, 1, __ATOMIC_SEQ_CST);
     shmemi_wake_fence();
     s->seq = __atomic_load_n(&w->seq, __ATOMIC_ACQUIRE);
     s->armed = 1;
