@@ -46,15 +46,29 @@ struct pe_card {
     cpu_set_t cpus;   /* the CPUs the PE may run on */
 };
 
-/* The CPUs that the PEs of this node (equal keys) may run on, all together:
- * what a launcher that pins each PE to a core of its own leaves them. */
+/* A node key's first word: a hash of the kernel's boot id; this where the
+ * boot id could not be read. */
+#define KERNEL_KEY_UNKNOWN 1469598103934665603ull
+
+/* The PEs that run on this kernel (the same boot id: network and PID
+ * namespaces share the CPUs) and the CPUs they may run on, all together: what
+ * a launcher that pins each PE to a core of its own leaves them. Two "hosts"
+ * made of network namespaces, each with its PE pinned to its first core, put
+ * both PEs on one CPU. */
 static void node_cpus(const struct pe_card *cards, const struct pe_card *me) {
     cpu_set_t all;
     CPU_ZERO(&all);
-    for (int pe = 0; pe < shmemi.n_pes; pe++)
-        if (!memcmp(cards[pe].node, me->node, sizeof(me->node)))
+    int pes = 0;
+    for (int pe = 0; pe < shmemi.n_pes; pe++) {
+        int same = me->node[0] != KERNEL_KEY_UNKNOWN
+                       ? cards[pe].node[0] == me->node[0]
+                       : !memcmp(cards[pe].node, me->node, sizeof(me->node));
+        if (same) {
             CPU_OR(&all, &all, &cards[pe].cpus);
-    shmemi_wait_node_cpus(CPU_COUNT(&all));
+            pes++;
+        }
+    }
+    shmemi_wait_node_cpus(pes, CPU_COUNT(&all));
 }
 
 /* Which PEs can map each other's memory through /proc/<pid>/fd: those of one
@@ -70,7 +84,7 @@ void shmemi_node_key(uint64_t key[3]) {
             id[0] = '\0';
         fclose(f);
     }
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    uint64_t h = KERNEL_KEY_UNKNOWN; /* FNV-1a of the boot id */
     for (const char *c = id; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     struct stat st;

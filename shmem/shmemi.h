@@ -503,7 +503,7 @@ static inline void shmemi_wake(int pe) { shmemi_wake_at(pe, NULL, 0); }
 int shmemi_wait_init(void);
 /* shmem_init, once the PEs of the node are known: how many CPUs they may run
  * on together (whether the job crowds the node). */
-void shmemi_wait_node_cpus(int cpus);
+void shmemi_wait_node_cpus(int pes, int cpus);
 /* What PEs that map each other's memory share: the kernel's boot id, the PID
  * and network namespaces (shmem/heap.c). */
 void shmemi_node_key(uint64_t key[3]);

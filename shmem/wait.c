@@ -95,12 +95,13 @@ static long switches(void) {
     return r.ru_nivcsw;
 }
 
-/* Crowded: more PEs on the node than CPUs for them all. Not what one PE may
- * use: a launcher that pins each PE to a core of its own (mpirun) leaves each
- * one CPU, and its waits then yielded at every look. */
-void shmemi_wait_node_cpus(int cpus) {
-    crowded = cpus > 0 && shmemi.boot->local_size > cpus;
-    shmemi_debug("%d PEs on this node, %d CPUs for them%s", shmemi.boot->local_size, cpus,
+/* Crowded: more PEs on this kernel than CPUs for them all (PEs in other
+ * network or PID namespaces included: they share the CPUs). Not what one PE
+ * may use: a launcher that pins each PE to a core of its own (mpirun) leaves
+ * each one CPU, and its waits then yielded at every look. */
+void shmemi_wait_node_cpus(int pes, int cpus) {
+    crowded = cpus > 0 && pes > cpus;
+    shmemi_debug("%d PEs on this kernel, %d CPUs for them%s", pes, cpus,
                  crowded ? ": waits yield" : "");
 }
 
