@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -168,12 +169,26 @@ static size_t down_sse2(char *d, const char *s, size_t n) {
 #endif
 
 int sdma_copy_vector;
+size_t sdma_copy_lines_min = (size_t)-1;
+
+#if defined(__x86_64__)
+/* The processor family as CPUID leaf 1 gives it (base plus extended). */
+static unsigned cpu_family(void) {
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    unsigned base = (a >> 8) & 0xf;
+    return base == 0xf ? base + ((a >> 20) & 0xff) : base;
+}
+#endif
 
 __attribute__((constructor)) static void copy_choose(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
     have_avx2 = __builtin_cpu_supports("avx2");
     sdma_copy_vector = have_avx2 && __builtin_cpu_is("amd");
+    if (sdma_copy_vector && cpu_family() >= 0x1a)
+        sdma_copy_lines_min = SDMA_COPY_LINES_MIN;
 #endif
 }
 

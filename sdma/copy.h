@@ -44,9 +44,19 @@ void sdma_copy_fwd(void *dst, const void *src, size_t n);
 extern int sdma_copy_vector;
 #define SDMA_COPY_VECTOR_MIN 512
 
+/* Copies of at least this many bytes whose destination and source lie at one offset in their
+ * cache lines go to memcpy instead. On AMD family 1Ah (Zen 5) `rep movsb` then moves whole
+ * lines and beats the loop once the copy leaves the first-level cache (32 KiB to 512 KiB:
+ * 100-145 against 75-105 GB/s), while a copy 8 or 16 bytes off runs at the loop's speed or
+ * below. SIZE_MAX elsewhere (set at load). */
+extern size_t sdma_copy_lines_min;
+#define SDMA_COPY_LINES_MIN (32 * 1024)
+
 static inline void sdma_copy_bytes(void *dst, const void *src, size_t n) {
     if (n >= sdma_copy_stream_min)
         sdma_copy_stream(dst, src, n);
+    else if (n >= sdma_copy_lines_min && !(((uintptr_t)dst - (uintptr_t)src) & 63))
+        memcpy(dst, src, n);
     else if (n >= SDMA_COPY_VECTOR_MIN && sdma_copy_vector)
         sdma_copy_fwd(dst, src, n);
     else if (n >= 512 && n < SDMA_COPY_DOWN_MAX &&

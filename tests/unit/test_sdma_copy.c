@@ -58,11 +58,39 @@ START_TEST(test_threshold) {
 }
 END_TEST
 
+/* The dispatch: whichever path a size and a gap take (the loop, memcpy for cache-line
+ * co-aligned copies where that is faster, the downward copy), the bytes are memcpy's. */
+START_TEST(test_bytes_dispatch) {
+    ck_assert(sdma_copy_lines_min == SIZE_MAX || sdma_copy_lines_min == SDMA_COPY_LINES_MIN);
+    enum { MAX = 3 * SDMA_COPY_LINES_MIN };
+    unsigned char *src = aligned_alloc(4096, MAX + 4096), *dst = aligned_alloc(4096, MAX + 8192);
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(dst);
+    for (size_t i = 0; i < MAX + 4096; i++)
+        src[i] = (unsigned char)(i * 37 + 11);
+    const size_t gaps[] = {0, 16, 64, 4096 + 8, 4096 + 128};
+    const size_t lens[] = {SDMA_COPY_LINES_MIN - 1, SDMA_COPY_LINES_MIN, SDMA_COPY_LINES_MIN + 77,
+                           MAX};
+    for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            memset(dst, 0xEE, MAX + 8192);
+            sdma_copy_bytes(dst + gaps[g], src, lens[k]);
+            ck_assert_msg(!memcmp(dst + gaps[g], src, lens[k]), "len %zu, gap %zu", lens[k],
+                          gaps[g]);
+            for (size_t i = gaps[g] + lens[k]; i < gaps[g] + lens[k] + 64; i++)
+                ck_assert_uint_eq(dst[i], 0xEE);
+        }
+    free(src);
+    free(dst);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sdma_copy");
     TCase *tc = tcase_create("copy");
     tcase_add_test(tc, test_stream_matches_memcpy);
     tcase_add_test(tc, test_threshold);
+    tcase_add_test(tc, test_bytes_dispatch);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
