@@ -15,7 +15,7 @@ int shmemi_alloc_init(struct shmemi_alloc *a, size_t size) {
     if (!a->blocks)
         return SHMEMI_ALLOC_INVAL;
     a->size = size;
-    a->blocks[0] = (struct shmemi_block){0, size, 0};
+    a->blocks[0] = (struct shmemi_block){0, size, 0, 0};
     a->n = size ? 1 : 0;
     return SHMEMI_ALLOC_OK;
 }
@@ -48,27 +48,35 @@ static void remove_at(struct shmemi_alloc *a, size_t i) {
     a->n--;
 }
 
-/* Index of the block starting exactly at off, or SIZE_MAX. */
+static size_t obj(const struct shmemi_block *b) { return b->off + b->lead; }
+
+/* Index of the block whose object starts exactly at off, or SIZE_MAX (objects
+ * ascend with their blocks: a lead is shorter than any block). */
 static size_t find(const struct shmemi_alloc *a, size_t off) {
     size_t lo = 0, hi = a->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (a->blocks[mid].off < off)
+        if (obj(&a->blocks[mid]) < off)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < a->n && a->blocks[lo].off == off ? lo : SIZE_MAX;
+    return lo < a->n && obj(&a->blocks[lo]) == off ? lo : SIZE_MAX;
 }
 
 int shmemi_alloc_get(struct shmemi_alloc *a, size_t align, size_t size, size_t *off) {
-    if (align & (align - 1))
+    return shmemi_alloc_get_lead(a, align, 0, size, off);
+}
+
+int shmemi_alloc_get_lead(struct shmemi_alloc *a, size_t align, size_t lead, size_t size,
+                          size_t *off) {
+    if ((align & (align - 1)) || lead >= MIN_ALIGN)
         return SHMEMI_ALLOC_INVAL;
     if (align < MIN_ALIGN)
         align = MIN_ALIGN;
-    if (size == 0 || size > a->size)
+    if (size == 0 || size > a->size - lead)
         return SHMEMI_ALLOC_NOMEM;
-    size = round_up(size, MIN_ALIGN);
+    size = round_up(size + lead, MIN_ALIGN);
     if (reserve(a, 2))
         return SHMEMI_ALLOC_INVAL;
     for (size_t i = 0; i < a->n; i++) {
@@ -80,15 +88,16 @@ int shmemi_alloc_get(struct shmemi_alloc *a, size_t align, size_t size, size_t *
             continue;
         size_t pad = start - b.off, rest = b.size - pad - size;
         /* [pad free][size used][rest free] */
+        struct shmemi_block used = {start, size, (unsigned)lead, 1};
         if (pad) {
             a->blocks[i].size = pad;
-            insert_at(a, ++i, (struct shmemi_block){start, size, 1});
+            insert_at(a, ++i, used);
         } else {
-            a->blocks[i] = (struct shmemi_block){start, size, 1};
+            a->blocks[i] = used;
         }
         if (rest)
-            insert_at(a, i + 1, (struct shmemi_block){start + size, rest, 0});
-        *off = start;
+            insert_at(a, i + 1, (struct shmemi_block){start + size, rest, 0, 0});
+        *off = start + lead;
         return SHMEMI_ALLOC_OK;
     }
     return SHMEMI_ALLOC_NOMEM;
@@ -99,6 +108,7 @@ int shmemi_alloc_put(struct shmemi_alloc *a, size_t off) {
     if (i == SIZE_MAX || !a->blocks[i].used)
         return SHMEMI_ALLOC_NOTUSED;
     a->blocks[i].used = 0;
+    a->blocks[i].lead = 0;
     if (i + 1 < a->n && !a->blocks[i + 1].used) {
         a->blocks[i].size += a->blocks[i + 1].size;
         remove_at(a, i + 1);
@@ -112,7 +122,7 @@ int shmemi_alloc_put(struct shmemi_alloc *a, size_t off) {
 
 size_t shmemi_alloc_size(const struct shmemi_alloc *a, size_t off) {
     size_t i = find(a, off);
-    return i == SIZE_MAX || !a->blocks[i].used ? 0 : a->blocks[i].size;
+    return i == SIZE_MAX || !a->blocks[i].used ? 0 : a->blocks[i].size - a->blocks[i].lead;
 }
 
 int shmemi_alloc_resize(struct shmemi_alloc *a, size_t off, size_t size, size_t *newoff,
@@ -120,9 +130,10 @@ int shmemi_alloc_resize(struct shmemi_alloc *a, size_t off, size_t size, size_t 
     size_t i = find(a, off);
     if (i == SIZE_MAX || !a->blocks[i].used)
         return SHMEMI_ALLOC_NOTUSED;
-    if (size == 0 || size > a->size)
+    size_t lead = a->blocks[i].lead;
+    if (size == 0 || size > a->size - lead)
         return SHMEMI_ALLOC_NOMEM;
-    size = round_up(size, MIN_ALIGN);
+    size = round_up(size + lead, MIN_ALIGN);
     if (reserve(a, 1))
         return SHMEMI_ALLOC_INVAL;
     struct shmemi_block *b = &a->blocks[i];
@@ -135,12 +146,12 @@ int shmemi_alloc_resize(struct shmemi_alloc *a, size_t off, size_t size, size_t 
         b = &a->blocks[i];
         b->size = size;
         if (avail > size)
-            insert_at(a, i + 1, (struct shmemi_block){off + size, avail - size, 0});
+            insert_at(a, i + 1, (struct shmemi_block){b->off + size, avail - size, 0, 0});
         *newoff = off;
         *moved = 0;
         return SHMEMI_ALLOC_OK;
     }
-    int rc = shmemi_alloc_get(a, MIN_ALIGN, size, newoff);
+    int rc = shmemi_alloc_get_lead(a, MIN_ALIGN, lead, size - lead, newoff);
     if (rc == SHMEMI_ALLOC_OK)
         *moved = 1;
     return rc;

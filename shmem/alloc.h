@@ -8,7 +8,8 @@
 #include <stddef.h>
 
 struct shmemi_block {
-    size_t off, size;
+    size_t off, size; /* the block: whole cache lines */
+    unsigned lead;    /* bytes from the block's start to its object's (used blocks) */
     int used;
 };
 
@@ -29,12 +30,16 @@ int shmemi_alloc_init(struct shmemi_alloc *a, size_t size);
 void shmemi_alloc_fini(struct shmemi_alloc *a);
 /* First fit; align must be a power of two. */
 int shmemi_alloc_get(struct shmemi_alloc *a, size_t align, size_t size, size_t *off);
+/* The same with the object `lead` bytes (less than a cache line) into an
+ * aligned block: *off is the object's offset, the one the other calls take. */
+int shmemi_alloc_get_lead(struct shmemi_alloc *a, size_t align, size_t lead, size_t size,
+                          size_t *off);
 int shmemi_alloc_put(struct shmemi_alloc *a, size_t off);
-/* Size of the live block starting at off, or 0. */
+/* Usable size of the live object at off, or 0. */
 size_t shmemi_alloc_size(const struct shmemi_alloc *a, size_t off);
 /* Grow or shrink in place when possible (*moved = 0), else allocate anew
- * (*moved = 1, *newoff set, old block still live: the caller copies and
- * frees it). */
+ * with the same lead (*moved = 1, *newoff set, old block still live: the
+ * caller copies and frees it). */
 int shmemi_alloc_resize(struct shmemi_alloc *a, size_t off, size_t size, size_t *newoff,
                         int *moved);
 /* The address range of a heap whose size setting is `setting` bytes: the

@@ -90,6 +90,43 @@ START_TEST(resize_in_place_and_moving) {
 }
 END_TEST
 
+/* An object `lead` bytes into its block: found, sized, resized (keeping its
+ * lead), freed and merged by its own offset; its neighbours keep their cache
+ * lines, and an offset at its block's start is not an object. */
+START_TEST(lead_objects) {
+    size_t o1, o2, o3, n;
+    int moved;
+    ck_assert_int_eq(shmemi_alloc_get_lead(&a, 0, 64, 100, &o1), SHMEMI_ALLOC_INVAL);
+    ck_assert_int_eq(shmemi_alloc_get_lead(&a, 0, 16, 100, &o1), SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(o1, 16);
+    ck_assert_uint_eq(shmemi_alloc_size(&a, o1), 112); /* 128 - 16 */
+    ck_assert_uint_eq(shmemi_alloc_size(&a, 0), 0);
+    ck_assert_int_eq(shmemi_alloc_put(&a, 0), SHMEMI_ALLOC_NOTUSED);
+    ck_assert_int_eq(shmemi_alloc_get(&a, 0, 10, &o2), SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(o2, 128); /* past the lead object's last line */
+    ck_assert_int_eq(shmemi_alloc_get_lead(&a, 0, 16, 4000, &o3), SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(o3 % 64, 16);
+    /* Grows in place into the free space behind it, then moves with its lead. */
+    ck_assert_int_eq(shmemi_alloc_resize(&a, o3, 9000, &n, &moved), SHMEMI_ALLOC_OK);
+    ck_assert_int_eq(moved, 0);
+    ck_assert_uint_eq(n, o3);
+    ck_assert_uint_ge(shmemi_alloc_size(&a, o3), 9000);
+    ck_assert_int_eq(shmemi_alloc_resize(&a, o1, 5000, &n, &moved), SHMEMI_ALLOC_OK);
+    ck_assert_int_eq(moved, 1);
+    ck_assert_uint_eq(n % 64, 16);
+    ck_assert_uint_ge(shmemi_alloc_size(&a, n), 5000);
+    ck_assert_int_eq(shmemi_alloc_put(&a, o1), SHMEMI_ALLOC_OK);
+    ck_assert_int_eq(shmemi_alloc_put(&a, n), SHMEMI_ALLOC_OK);
+    ck_assert_int_eq(shmemi_alloc_put(&a, o3), SHMEMI_ALLOC_OK);
+    ck_assert_int_eq(shmemi_alloc_put(&a, o2), SHMEMI_ALLOC_OK);
+    /* Everything merged back: the whole heap in one object again. */
+    ck_assert_int_eq(shmemi_alloc_get(&a, 0, 1 << 20, &o1), SHMEMI_ALLOC_OK);
+    ck_assert_uint_eq(o1, 0);
+    ck_assert_int_eq(shmemi_alloc_put(&a, o1), SHMEMI_ALLOC_OK);
+    ck_assert_int_eq(shmemi_alloc_get_lead(&a, 0, 16, 1 << 20, &o1), SHMEMI_ALLOC_NOMEM);
+}
+END_TEST
+
 /* The heap's address range near 2^64: rounding to the page and adding the
  * control areas and the alignment must be refused, never wrap. */
 START_TEST(heap_layout_overflow) {
@@ -133,6 +170,7 @@ int main(void) {
     tcase_add_test(tc, deterministic_sequence);
     tcase_add_test(tc, exhaustion_and_bad_frees);
     tcase_add_test(tc, resize_in_place_and_moving);
+    tcase_add_test(tc, lead_objects);
     tcase_add_test(tc, heap_layout_overflow);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
