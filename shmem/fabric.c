@@ -730,6 +730,9 @@ int shmemi_fab_open(void) {
     shmemi_fab.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
     if (shmemi_fab.max_msg > ((size_t)1 << 30))
         shmemi_fab.max_msg = (size_t)1 << 30;
+    size_t piece = shmemi_fab_piece_bytes(info);
+    if (piece && shmemi_fab.max_msg > piece)
+        shmemi_fab.max_msg = piece;
     shmemi_fab.timeout_s = shmemi.cfg.OFI_TIMEOUT;
     /* How quiet knows transfers are visible (see SHMEM_OFI_QUIET). */
     const char *quiet = shmemi.cfg.OFI_QUIET;
@@ -843,11 +846,11 @@ int shmemi_fab_open(void) {
                                                          "from GPU memory"
                                                        : "is staged through pinned host buffers "
                                                          "(messages the target carries out)");
-    shmemi_debug("fabric: %s, domain %s, mr_mode 0x%llx%s, inject %zu bytes, %s progress, "
-                 "%s quiet%s",
+    shmemi_debug("fabric: %s, domain %s, mr_mode 0x%llx%s, inject %zu bytes, transfers in "
+                 "pieces of up to %zu bytes, %s progress, %s quiet%s",
                  shmemi_fab.prov, info->domain_attr->name, (unsigned long long)mode,
                  shmemi.cfg.OFI_MR_LOCAL ? " (FI_MR_LOCAL asked for)" : "", shmemi_fab.inject,
-                 shmemi_fab.auto_progress ? "automatic" : "manual",
+                 shmemi_fab.max_msg, shmemi_fab.auto_progress ? "automatic" : "manual",
                  rb    ? "readback"
                  : wrb ? "writes read back, atomics delivered"
                        : "delivery",

@@ -129,7 +129,7 @@ struct fab {
     uint64_t wdc;    /* writes: the same (0 also where only writes are read back) */
     int dev_hmem;    /* the device heap is registered (FI_HMEM) */
     size_t inject;   /* largest inject */
-    size_t max_msg;  /* largest single transfer */
+    size_t max_msg;  /* largest single transfer posted (pieces of larger ones) */
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
     int auto_progress;               /* the provider moves data outside libfabric calls */
     int sleeps;                      /* the progress thread sleeps when idle (see fabric.c) */
@@ -144,6 +144,7 @@ extern struct fab shmemi_fab;
 int shmemi_fab_choose(void); /* shmemi_fab.info (0), or a libfabric error */
 int shmemi_fab_progresses_alone(const struct fi_info *info);
 size_t shmemi_fab_eager_bytes(const struct fi_info *info);
+size_t shmemi_fab_piece_bytes(const struct fi_info *info);
 int shmemi_fab_wakes_on_arrival(const struct fi_info *info);
 void shmemi_fab_amo_table(void); /* shmemi_fab.amo_how, once the domain is open */
 
