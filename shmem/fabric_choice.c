@@ -103,7 +103,18 @@ static struct fi_info *try_prov(int hmem, const char *prov, const char *domain, 
  * the provider that speaks RDM over TCP itself on the same interface if there
  * is one -- in SHMEM_OFI_DOMAIN if set. GPU builds with a device heap prefer
  * it with FI_HMEM (SHMEM_OFI_HMEM=staged: never). */
+/* rxm posts FI_OFI_RXM_MSG_RX_SIZE receive buffers of FI_OFI_RXM_BUFFER_SIZE
+ * (16 KiB) on every connection and zeroes them: 128 by default, 2 MiB for each
+ * pair of endpoints that talk, and a context with an endpoint of its own
+ * connects it to every peer it reaches (16 contexts of 4 PEs over
+ * tcp;ofi_rxm: 300 MiB zeroed per PE; a program making them twice took 16 s,
+ * 5.6 with 32). 32 buffers (512 KiB in flight per connection; the socket
+ * holds back the rest) unless the user set it; read when libfabric loads its
+ * providers, so before the first fi_getinfo. */
+static void rxm_defaults(void) { setenv("FI_OFI_RXM_MSG_RX_SIZE", "32", 0); }
+
 int shmemi_fab_choose(void) {
+    rxm_defaults();
     int rc = -FI_ENODATA;
     int want_hmem = shmemi.dev_size && strcmp(shmemi.cfg.OFI_HMEM, "staged") != 0;
     const char *const *names = prov_names(shmemi.cfg.OFI_PROVIDER);
