@@ -122,6 +122,32 @@ void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig
     rs.path->signal(ctx, &rs, signal, sig_op, 0, fn);
 }
 
+/* shmem_p and shmem_g: one element, its size a constant here, from or into
+ * the caller's own variable (never device memory). Through a mapping that is
+ * one load or store, not a call into the copy routine for 8 bytes
+ * (shmem_long_p to a peer of the node: 135 against 92 million a second). */
+static inline __attribute__((always_inline)) void
+put_elem(shmem_ctx_t ctx, void *dest, const void *src, size_t n, int pe, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route(&r, ctx, dest, n, pe, fn);
+    if (SHMEMI_LIKELY(r.path == &shmemi_path_direct)) {
+        memcpy(r.addr, src, n);
+        shmemi_wake_at(r.pe, r.addr, n); /* a thread of r.pe may sleep until it lands */
+    } else {
+        r.path->put(ctx, &r, src, n, 0, fn);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+get_elem(shmem_ctx_t ctx, void *dst, const void *src, size_t n, int pe, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route(&r, ctx, src, n, pe, fn);
+    if (SHMEMI_LIKELY(r.path == &shmemi_path_direct))
+        memcpy(dst, r.addr, n);
+    else
+        r.path->get(ctx, dst, &r, n, 0, fn);
+}
+
 /* ------------------------------------------------------------ public names */
 /* The bodies of this file's rows of the op table (include/shmem_ops.h): ESZ
  * is the element size, NBI 1 for the non-blocking forms. */
@@ -129,10 +155,10 @@ void shmemi_signal(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig
     shmemi_put(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), pe, NBI, __func__);
 #define SHMEMI_B_GET(ESZ, NBI)                                                                     \
     shmemi_get(ctx, dest, source, shmemi_bytes(nelems, ESZ, __func__), pe, NBI, __func__);
-#define SHMEMI_B_P() shmemi_put(ctx, dest, &value, sizeof value, pe, 0, __func__);
+#define SHMEMI_B_P() put_elem(ctx, dest, &value, sizeof value, pe, __func__);
 #define SHMEMI_B_G(T)                                                                              \
     T v_;                                                                                          \
-    shmemi_get(ctx, &v_, source, sizeof v_, pe, 0, __func__);                                      \
+    get_elem(ctx, &v_, source, sizeof v_, pe, __func__);                                           \
     return v_;
 #define SHMEMI_B_IPUT(ESZ) shmemi_iput(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
 #define SHMEMI_B_IGET(ESZ) shmemi_iget(ctx, dest, source, dst, sst, nelems, ESZ, pe, __func__);
