@@ -52,8 +52,44 @@ extern int sdma_copy_vector;
 extern size_t sdma_copy_lines_min;
 #define SDMA_COPY_LINES_MIN (32 * 1024)
 
+/* Up to SDMA_COPY_SMALL_MAX bytes: loads and stores of 16, 8, 4 or 2 bytes that may overlap,
+ * inline (a single-element put through a mapping is one such copy, and a call to memcpy costs
+ * more than the copy). */
+#define SDMA_COPY_SMALL_MAX 64
+#define SDMA_COPY_PIECE(d, s, n)                                                                   \
+    do {                                                                                           \
+        unsigned char t_[n];                                                                       \
+        memcpy(t_, (s), n);                                                                        \
+        memcpy((d), t_, n);                                                                        \
+    } while (0)
+static inline void sdma_copy_small(void *dst, const void *src, size_t n) {
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    if (n >= 16) {
+        SDMA_COPY_PIECE(d, s, 16);
+        SDMA_COPY_PIECE(d + n - 16, s + n - 16, 16);
+        if (n > 32) {
+            SDMA_COPY_PIECE(d + 16, s + 16, 16);
+            SDMA_COPY_PIECE(d + n - 32, s + n - 32, 16);
+        }
+    } else if (n >= 8) {
+        SDMA_COPY_PIECE(d, s, 8);
+        SDMA_COPY_PIECE(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        SDMA_COPY_PIECE(d, s, 4);
+        SDMA_COPY_PIECE(d + n - 4, s + n - 4, 4);
+    } else if (n >= 2) {
+        SDMA_COPY_PIECE(d, s, 2);
+        SDMA_COPY_PIECE(d + n - 2, s + n - 2, 2);
+    } else if (n) {
+        *d = *s;
+    }
+}
+
 static inline void sdma_copy_bytes(void *dst, const void *src, size_t n) {
-    if (n >= sdma_copy_stream_min)
+    if (n <= SDMA_COPY_SMALL_MAX)
+        sdma_copy_small(dst, src, n);
+    else if (n >= sdma_copy_stream_min)
         sdma_copy_stream(dst, src, n);
     else if (n >= sdma_copy_lines_min && !(((uintptr_t)dst - (uintptr_t)src) & 63))
         memcpy(dst, src, n);

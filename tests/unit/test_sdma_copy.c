@@ -1,4 +1,4 @@
-/* Bulk host copies (sdma/copy.h): the streaming, downward and vector paths copy exactly what
+/* Host copies (sdma/copy.h): the streaming, downward, vector and small paths copy exactly what
  * memcpy copies, whatever the alignment and length, and the threshold setting behaves as documented. */
 #include <check.h>
 #include <stdint.h>
@@ -85,12 +85,34 @@ START_TEST(test_bytes_dispatch) {
 }
 END_TEST
 
+/* Small copies are inline, with loads and stores that may overlap: every length up to past
+ * at every source and destination offset copies exactly its bytes and writes nothing around
+ * them. */
+START_TEST(test_small) {
+    unsigned char src[SDMA_COPY_SMALL_MAX + 16], dst[SDMA_COPY_SMALL_MAX + 48];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (unsigned char)(i * 29 + 5);
+    for (size_t n = 0; n <= SDMA_COPY_SMALL_MAX + 1; n++)
+        for (size_t so = 0; so < 8; so++)
+            for (size_t doff = 8; doff < 24; doff++) {
+                memset(dst, 0xEE, sizeof dst);
+                sdma_copy_bytes(dst + doff, src + so, n);
+                ck_assert_msg(!memcmp(dst + doff, src + so, n), "len %zu, offsets %zu/%zu", n, so,
+                              doff);
+                for (size_t i = 0; i < sizeof dst; i++)
+                    if (i < doff || i >= doff + n)
+                        ck_assert_uint_eq(dst[i], 0xEE);
+            }
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sdma_copy");
     TCase *tc = tcase_create("copy");
     tcase_add_test(tc, test_stream_matches_memcpy);
     tcase_add_test(tc, test_threshold);
     tcase_add_test(tc, test_bytes_dispatch);
+    tcase_add_test(tc, test_small);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
