@@ -339,9 +339,9 @@ static void wait_turn(struct shmemi_spin *s, unsigned turn, double *deadline, in
     shmemi_spin(s);
 }
 
-void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
+int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
     if (fi_cntr_read(e->cntr) >= target)
-        return;
+        return 0;
     struct shmemi_spin s = {0};
     double deadline = 0;
     for (unsigned turn = 1;; turn++) {
@@ -352,6 +352,7 @@ void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) 
         wait_turn(&s, turn, &deadline, pe, fn);
     }
     shmemi_spin_end(&s);
+    return 1;
 }
 
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {

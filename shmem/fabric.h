@@ -160,8 +160,9 @@ void shmemi_fab_ctx_free(struct shmemi_ctx *c);
 void shmemi_fab_abandon(void);
 /* Run the provider's progress on e (and on the main endpoint: messages). */
 void shmemi_fab_progress(struct fab_ep *e);
-/* Wait until e's counter reaches target (transfers to pe, or -1). */
-void shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn);
+/* Wait until e's counter reaches target (transfers to pe, or -1): 0 when it
+ * had at the first look, 1 when the wait ran (looking for failures). */
+int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn);
 /* Everything posted on e so far, complete. */
 void shmemi_fab_quiet(struct fab_ep *e, const char *fn);
 /* A posting call failed with rc (not -FI_EAGAIN): ends the job. */
