@@ -319,10 +319,15 @@ static void progress_stop(void) {
 
 /* ----------------------------------------------------------- waiting */
 
-/* One turn of a wait for the fabric: every 256 turns, end the job when the
- * wait has run past SHMEM_OFI_TIMEOUT (pe < 0: transfers to several PEs). */
-static void wait_turn(struct shmemi_spin *s, unsigned turn, double *deadline, int pe,
-                      const char *fn) {
+/* One turn of a wait for the fabric on e: every 16 turns, end the job on a
+ * failed transfer (each look at the failure count runs the provider's
+ * progress once more: a system call over sockets, on the way of the reply a
+ * round trip waits for); every 256, when the wait has run past
+ * SHMEM_OFI_TIMEOUT (pe < 0: transfers to several PEs). */
+static void wait_turn(struct fab_ep *e, struct shmemi_spin *s, unsigned turn, double *deadline,
+                      int pe, const char *fn) {
+    if ((turn & 15) == 0)
+        shmemi_fab_check(e, fn);
     if ((turn & 255) == 0) {
         double t = now_s();
         if (!*deadline)
@@ -348,8 +353,7 @@ int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
         shmemi_fab_progress(e);
         if (fi_cntr_read(e->cntr) >= target)
             break;
-        shmemi_fab_check(e, fn);
-        wait_turn(&s, turn, &deadline, pe, fn);
+        wait_turn(e, &s, turn, &deadline, pe, fn);
     }
     shmemi_spin_end(&s);
     return 1;
@@ -365,8 +369,7 @@ void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
         progress_for(e, q);
         if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
             break;
-        shmemi_fab_check(e, fn);
-        wait_turn(&s, turn, &deadline, q->pe, fn);
+        wait_turn(e, &s, turn, &deadline, q->pe, fn);
     }
     shmemi_spin_end(&s);
 }
