@@ -1,24 +1,11 @@
-/* The fabric's setup, endpoints, completion and progress (shmem/fabric.h).
+/* The fabric's setup and endpoints (shmem/fabric.h): the provider, the
+ * registration, the endpoints and their exchange. Completion, progress and
+ * waits: fabric_progress.c.
  *
  * Provider: the one fabric_choice.c picks. Every PE must get the same one:
  * the exchange checks it.
  *
- * Registration: what the provider's FI_MR_* modes ask (shmem/fabric.h).
- *
- * Progress: most providers over sockets or shared memory (net, tcp;ofi_rxm, shm)
- * move data only inside libfabric calls, on both sides of a transfer: a
- * target that computes outside the library never serves a peer's get. So a
- * thread of each PE runs the main endpoint's progress (SHMEM_OFI_PROGRESS):
- * polling with a back-off up to SHMEM_OFI_PROGRESS_INTERVAL, or (wait) asleep
- * in the provider's wait object, woken by the sockets -- which the provider
- * then signals on every completion, a write and a read of a pipe per
- * transfer (a quarter of an 8-byte put's latency over tcp). By default
- * (auto) both, where the provider's wait object watches its sockets: the
- * thread polls while transfers come and, idle for PROG_IDLE_NS, sleeps
- * there, so an idle PE's thread never wakes, and a peer's transfer into a PE
- * that computes wakes it. Threads waiting inside the library run the
- * progress themselves (shmemi_spin_slow), and meanwhile the thread stays out
- * of their way. */
+ * Registration: what the provider's FI_MR_* modes ask (shmem/fabric.h). */
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
@@ -100,279 +87,10 @@ static int local_only(const struct fi_info *info) {
     return 0;
 }
 
-static struct {
-    pthread_t thread;
-    int running;
-    int stop;
-    int wait; /* 1: asleep in fi_cq_sread */
-    long interval_us;
-    uint64_t app_calls; /* progress calls of the application's threads (atomic) */
-} prog;
-
-/* While the application's threads run the progress themselves (waiting in
- * the library), the thread stays out of their way: two threads in the
- * provider's progress at once cost each a lock hand-over per look. */
-#define PROG_STEP_ASIDE_US 2000
-
-/* Idle this long (no completion, no progress call of the application), the
- * thread of SHMEM_OFI_PROGRESS=auto sleeps until the provider's sockets
- * wake it: past the back-off to the polling interval, a peer's transfer
- * waits for the wake (tens of us) rather than for the next look (up to the
- * interval). */
-#define PROG_IDLE_NS 4000000
-
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *main_file;        /* shm: the PE's endpoint's file until peers mapped it */
 static long open_eps;          /* contexts' own endpoints (under ep_lock) */
 static struct fab_ep *ctx_eps; /* the same, listed (under ep_lock) */
-
-static double now_s(void) { return (double)shmemi_now_ns() * 1e-9; }
-
-/* ------------------------------------------------------------- errors */
-
-void shmemi_fab_fail(int rc, const char *what, int pe, const char *fn) {
-    if (pe >= 0)
-        shmemi_fatal("%s: %s to PE %d failed on the fabric (%s): %s", fn, what, pe,
-                     shmemi_fab.prov ? shmemi_fab.prov : "libfabric", fi_strerror(-rc));
-    shmemi_fatal("%s: %s failed (%s): %s", fn, what,
-                 shmemi_fab.prov ? shmemi_fab.prov : "libfabric", fi_strerror(-rc));
-}
-
-/* A failed transfer shows in the counter's error count and as an error entry
- * of the endpoint's queue, whose context is the PE (FAB_CTX). */
-static void report(struct fab_ep *e, const char *fn) __attribute__((noreturn));
-static void report(struct fab_ep *e, const char *fn) {
-    struct fi_cq_err_entry err = {0};
-    char prov_msg[256] = "";
-    int pe = -1, code = FI_EIO;
-    if (fi_cq_readerr(e->cq, &err, 0) > 0) {
-        uintptr_t ctx = (uintptr_t)err.op_context;
-        if (ctx && ctx < FAB_CTX_MAX)
-            pe = (int)ctx - 1;
-        else if (ctx && ((struct fab_req *)err.op_context)->kind == FAB_KIND_REQ)
-            pe = ((struct fab_req *)err.op_context)->pe;
-        code = err.err;
-        const char *m =
-            fi_cq_strerror(e->cq, err.prov_errno, err.err_data, prov_msg, sizeof(prov_msg));
-        if (m && m != prov_msg)
-            snprintf(prov_msg, sizeof(prov_msg), "%s", m);
-    }
-    /* A failed transfer most often means the peer ended: its launcher ends
-     * the job with the better message (the PE's status or signal). Give it
-     * that turn, as the liveness record gives a PE that exited. */
-    struct timespec grace = {0, 300 * 1000000L};
-    nanosleep(&grace, NULL);
-    if (pe < 0 || pe >= shmemi.n_pes)
-        shmemi_fatal("%s: a transfer failed on the fabric (%s): %s%s%s", fn, shmemi_fab.prov,
-                     fi_strerror(code), prov_msg[0] ? ": " : "", prov_msg);
-    shmemi_fatal("%s: a transfer to PE %d failed on the fabric (%s): %s%s%s (PE %d may have "
-                 "ended)",
-                 fn, pe, shmemi_fab.prov, fi_strerror(code), prov_msg[0] ? ": " : "", prov_msg, pe);
-}
-
-void shmemi_fab_check(struct fab_ep *e, const char *fn) {
-    uint64_t errs = fi_cntr_readerr(e->cntr);
-    if (SHMEMI_UNLIKELY(errs != __atomic_load_n(&e->errors, __ATOMIC_RELAXED))) {
-        __atomic_store_n(&e->errors, errs, __ATOMIC_RELAXED);
-        report(e, fn);
-    }
-}
-
-/* ----------------------------------------------------------- progress */
-
-/* A completion of a queue: a transfer a thread waits for, or a message. */
-static void complete(const struct fi_cq_msg_entry *ent) {
-    if ((uintptr_t)ent->op_context < FAB_CTX_MAX)
-        return;
-    struct fab_req *q = ent->op_context;
-    if (q->kind == FAB_KIND_REQ)
-        /* Release: the data the transfer brought is visible to the waiter. */
-        __atomic_fetch_sub(&q->pending, 1, __ATOMIC_RELEASE);
-    else
-        shmemi_fab_am_completion(ent);
-}
-
-/* Read e's queue: transfers threads wait for; on the main endpoint messages
- * and their replies (fabric_am.c). Failures end the job. */
-static int drain(struct fab_ep *e, const char *fn) {
-    struct fi_cq_msg_entry ent[8];
-    int did = 0;
-    for (;;) {
-        ssize_t n = fi_cq_read(e->cq, ent, 8);
-        if (n == -FI_EAGAIN || n == 0)
-            return did;
-        if (n == -FI_EAVAIL)
-            report(e, fn);
-        if (n < 0)
-            shmemi_fab_fail((int)n, "reading a completion queue", -1, fn);
-        for (ssize_t i = 0; i < n; i++)
-            complete(&ent[i]);
-        did = 1;
-        /* Fewer than asked for: the queue is empty, and another read would
-         * only run the provider's progress again (a system call over tcp,
-         * on the way back of every round trip). */
-        if (n < 8)
-            return did;
-    }
-}
-
-/* The progress of e, then of the main endpoint (messages and replies), unless
- * q is given and complete by then: its waiter returns at once (the next
- * progress call reads the rest). */
-static void progress_for(struct fab_ep *e, const struct fab_req *q) {
-    __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
-    drain(e, "the fabric's progress");
-    if (e != &shmemi_fab.main && (!q || __atomic_load_n(&q->pending, __ATOMIC_RELAXED) > 0))
-        drain(&shmemi_fab.main, "the fabric's progress");
-    shmemi_fab_am_progress();
-}
-
-void shmemi_fab_progress(struct fab_ep *e) { progress_for(e, NULL); }
-
-static void *progress_main(void *arg) {
-    (void)arg;
-    pthread_setname_np(pthread_self(), "shmem-fabric");
-    long sleep_us = 1;
-    uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
-    uint64_t busy_at = shmemi_now_ns();
-    while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
-        uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
-        if (now != seen) {
-            seen = now;
-            struct timespec ts = {0, PROG_STEP_ASIDE_US * 1000};
-            nanosleep(&ts, NULL);
-            busy_at = shmemi_now_ns();
-            continue;
-        }
-        if (prog.wait || (shmemi_fab.sleeps && shmemi_fab_am_idle() &&
-                          shmemi_now_ns() - busy_at > PROG_IDLE_NS)) {
-            struct fi_cq_msg_entry ent;
-            /* Asleep in the provider until a socket has data (which it then
-             * progresses: a peer's transfer into this PE), a message
-             * arrives, or fi_cq_signal at close. */
-            ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, prog.wait ? 100 : -1);
-            if (n == 1)
-                complete(&ent);
-            else if (n == -FI_EAVAIL)
-                report(&shmemi_fab.main, "the fabric's progress thread");
-            shmemi_fab_am_progress();
-            sleep_us = 1;
-            busy_at = shmemi_now_ns();
-            continue;
-        }
-        int did = drain(&shmemi_fab.main, "the fabric's progress thread");
-        shmemi_fab_am_progress();
-        if (did) {
-            sleep_us = 1;
-            busy_at = shmemi_now_ns();
-            continue;
-        }
-        /* Idle: back off (a peer's transfer waits at most this long when this
-         * PE computes outside the library). */
-        struct timespec ts = {0, sleep_us * 1000};
-        nanosleep(&ts, NULL);
-        if (sleep_us < prog.interval_us)
-            sleep_us = sleep_us * 2 < prog.interval_us ? sleep_us * 2 : prog.interval_us;
-    }
-    return NULL;
-}
-
-static void progress_start(void) {
-    const char *mode = shmemi.cfg.OFI_PROGRESS;
-    if (shmemi_fab.auto_progress && !strcmp(mode, "auto"))
-        return; /* the provider progresses by itself */
-    if (!strcmp(mode, "caller"))
-        return;
-    int fd = -1;
-    prog.wait = !strcmp(mode, "wait") && fi_control(&shmemi_fab.main.cq->fid, FI_GETWAIT, &fd) == 0;
-    prog.interval_us = shmemi.cfg.OFI_PROGRESS_INTERVAL;
-    prog.stop = 0;
-    if (pthread_create(&prog.thread, NULL, progress_main, NULL))
-        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
-    prog.running = 1;
-    shmemi_debug("fabric progress: a thread %s", prog.wait ? "asleep in the provider's wait "
-                                                             "object"
-                                                           : "polling");
-}
-
-/* A polling thread now, whatever SHMEM_OFI_PROGRESS says (the last barrier). */
-static void progress_now(void) {
-    if (prog.running)
-        return;
-    prog.wait = 0;
-    prog.interval_us = 50;
-    prog.stop = 0;
-    if (pthread_create(&prog.thread, NULL, progress_main, NULL))
-        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
-    prog.running = 1;
-}
-
-static void progress_stop(void) {
-    if (!prog.running)
-        return;
-    __atomic_store_n(&prog.stop, 1, __ATOMIC_RELEASE);
-    if (prog.wait || shmemi_fab.sleeps)
-        fi_cq_signal(shmemi_fab.main.cq);
-    pthread_join(prog.thread, NULL);
-    prog.running = 0;
-}
-
-/* ----------------------------------------------------------- waiting */
-
-/* One turn of a wait for the fabric on e: every 16 turns, end the job on a
- * failed transfer (each look at the failure count runs the provider's
- * progress once more: a system call over sockets, on the way of the reply a
- * round trip waits for); every 256, when the wait has run past
- * SHMEM_OFI_TIMEOUT (pe < 0: transfers to several PEs). */
-static void wait_turn(struct fab_ep *e, struct shmemi_spin *s, unsigned turn, double *deadline,
-                      int pe, const char *fn) {
-    if ((turn & 15) == 0)
-        shmemi_fab_check(e, fn);
-    if ((turn & 255) == 0) {
-        double t = now_s();
-        if (!*deadline)
-            *deadline = t + shmemi_fab.timeout_s;
-        else if (t > *deadline && pe >= 0)
-            shmemi_fatal("%s: a transfer to PE %d did not complete within %g s on the fabric "
-                         "(%s; SHMEM_OFI_TIMEOUT)",
-                         fn, pe, shmemi_fab.timeout_s, shmemi_fab.prov);
-        else if (t > *deadline)
-            shmemi_fatal("%s: transfers did not complete within %g s on the fabric (%s; "
-                         "SHMEM_OFI_TIMEOUT)",
-                         fn, shmemi_fab.timeout_s, shmemi_fab.prov);
-    }
-    shmemi_spin(s);
-}
-
-int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
-    if (fi_cntr_read(e->cntr) >= target)
-        return 0;
-    struct shmemi_spin s = {0};
-    double deadline = 0;
-    for (unsigned turn = 1;; turn++) {
-        shmemi_fab_progress(e);
-        if (fi_cntr_read(e->cntr) >= target)
-            break;
-        wait_turn(e, &s, turn, &deadline, pe, fn);
-    }
-    shmemi_spin_end(&s);
-    return 1;
-}
-
-void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
-    struct shmemi_spin s = {0};
-    double deadline = 0;
-    for (unsigned turn = 1;; turn++) {
-        /* Acquire: pairs with the release of complete(). */
-        if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
-            break;
-        progress_for(e, q);
-        if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
-            break;
-        wait_turn(e, &s, turn, &deadline, q->pe, fn);
-    }
-    shmemi_spin_end(&s);
-}
 
 /* ---------------------------------------------------------- endpoints */
 
@@ -843,7 +561,7 @@ int shmemi_fab_open(void) {
     free(cards);
     forget_name();
     shmemi_fab.open = 1;
-    progress_start();
+    shmemi_fab_progress_start();
     if (shmemi.dev_size)
         shmemi_debug("fabric: the device heap %s", shmemi_fab.dev_hmem
                                                        ? "is registered (FI_HMEM): RMA to and "
@@ -869,7 +587,7 @@ int shmemi_fab_open(void) {
 void shmemi_fab_finish(void) {
     if (!shmemi_fab.open)
         return;
-    progress_now();
+    shmemi_fab_progress_now();
     struct boot *b = shmemi.boot;
     if (b->barrier(b))
         shmemi_fatal("shmem_finalize: bootstrap barrier failed (fabric): %s", b->err);
@@ -879,7 +597,7 @@ void shmemi_fab_finish(void) {
 void shmemi_fab_close(void) {
     if (!shmemi_fab.open)
         return;
-    progress_stop();
+    shmemi_fab_progress_stop();
     shmemi_fab_am_close();
     ep_close(&shmemi_fab.main);
     for (int g = 0; g < SHMEMI_REGIONS; g++)

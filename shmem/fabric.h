@@ -160,6 +160,12 @@ void shmemi_fab_ctx_free(struct shmemi_ctx *c);
 void shmemi_fab_abandon(void);
 /* Run the provider's progress on e (and on the main endpoint: messages). */
 void shmemi_fab_progress(struct fab_ep *e);
+/* The progress thread (fabric_progress.c): started at open as
+ * SHMEM_OFI_PROGRESS says; a polling one now whatever it says (the last
+ * barrier); stopped at close. */
+void shmemi_fab_progress_start(void);
+void shmemi_fab_progress_now(void);
+void shmemi_fab_progress_stop(void);
 /* Wait until e's counter reaches target (transfers to pe, or -1): 0 when it
  * had at the first look, 1 when the wait ran (looking for failures). */
 int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn);
