@@ -33,8 +33,15 @@ static struct {
 
 /* While the application's threads run the progress themselves (waiting in
  * the library), the thread stays out of their way: two threads in the
- * provider's progress at once cost each a lock hand-over per look. */
+ * provider's progress at once cost each a lock hand-over per look. It looks
+ * again after PROG_STEP_ASIDE_US, twice as late each time it finds them
+ * still at it, up to PROG_STEP_ASIDE_MAX_US: on a node whose cores all run
+ * PEs each look preempts the PE's own thread, and the round trip it was
+ * waiting for then waits behind it (every 2 ms, twice the 8-byte gets over
+ * 50 us of a PE without the thread, over tcp). A peer's transfer into a PE
+ * that stopped calling the library waits at most twice the longest step. */
 #define PROG_STEP_ASIDE_US 2000
+#define PROG_STEP_ASIDE_MAX_US 8000
 
 /* Idle this long (no completion, no progress call of the application), the
  * thread of SHMEM_OFI_PROGRESS=auto sleeps until the provider's sockets
@@ -149,18 +156,21 @@ void shmemi_fab_progress(struct fab_ep *e) { progress_for(e, NULL); }
 static void *progress_main(void *arg) {
     (void)arg;
     pthread_setname_np(pthread_self(), "shmem-fabric");
-    long sleep_us = 1;
+    long sleep_us = 1, aside_us = PROG_STEP_ASIDE_US;
     uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
     uint64_t busy_at = shmemi_now_ns();
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
         if (now != seen) {
             seen = now;
-            struct timespec ts = {0, PROG_STEP_ASIDE_US * 1000};
+            struct timespec ts = {0, aside_us * 1000};
             nanosleep(&ts, NULL);
+            aside_us =
+                aside_us * 2 < PROG_STEP_ASIDE_MAX_US ? aside_us * 2 : PROG_STEP_ASIDE_MAX_US;
             busy_at = shmemi_now_ns();
             continue;
         }
+        aside_us = PROG_STEP_ASIDE_US;
         if (prog.wait || (shmemi_fab.sleeps && shmemi_fab_am_idle() &&
                           shmemi_now_ns() - busy_at > PROG_IDLE_NS)) {
             struct fi_cq_msg_entry ent;
