@@ -82,9 +82,15 @@ struct fab_ep {
     struct fid_cntr *cntr; /* completions of FI_WRITE | FI_READ transfers */
     struct fid_cq *cq;     /* errors (selective completion); messages on the main one */
     uint64_t issued;       /* transfers posted that count in cntr (atomic) */
-    uint64_t *dirty;       /* readback quiet: PEs written to since the last quiet (bits) */
-    uint64_t *acked;       /* PEs whose first write since the last quiet was delivered */
-    uint64_t errors;       /* cntr's error count already reported (atomic) */
+    /* Of those, the application's (not the library's protocol words), counted
+     * after issued; and their count at the last quiet that found every
+     * transfer done (atomics). A quiet with none since has nothing to wait
+     * for: a barrier's quiet then reads no counter (each read runs the
+     * provider's progress, a system call over sockets). */
+    uint64_t app_issued, app_quieted;
+    uint64_t *dirty; /* readback quiet: PEs written to since the last quiet (bits) */
+    uint64_t *acked; /* PEs whose first write since the last quiet was delivered */
+    uint64_t errors; /* cntr's error count already reported (atomic) */
     pthread_mutex_t stage_lock;
     /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of
      * FAB_SLOT_BYTES (small transfers, AMO operands and results: taken one

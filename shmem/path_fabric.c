@@ -69,11 +69,16 @@ static void post(struct fab_ep *e, int pe, int region, uint64_t ra, void *buf, s
     __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
 }
 
+/* An application's transfer, posted: counted after issued (release), so a
+ * quiet that reads this count also waits for the transfers it counts. */
+static void count_app(struct fab_ep *e) { __atomic_fetch_add(&e->app_issued, 1, __ATOMIC_RELEASE); }
+
 static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, void *buf, size_t n,
                 void *desc, uint64_t flags, void *ctx, int write, const char *fn) {
     if (write)
         flags |= shmemi_fab_write_flags(e, r->pe);
     post(e, r->pe, r->region, ra, buf, n, desc, flags, ctx, write, write ? "a put" : "a get", fn);
+    count_app(e);
 }
 
 /* n bytes in pieces of at most max_msg: blocking ones wait for their own
@@ -178,8 +183,19 @@ static void readback(struct fab_ep *e, const char *fn) {
 }
 
 void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
-    /* Acquire: pairs with the increments of the threads that posted. */
-    int waited = shmemi_fab_wait(e, __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE), -1, fn);
+    /* Acquire: pairs with the increments of the threads that posted; the
+     * application's count first, so the issued count read next covers it. No
+     * application transfer since the last quiet that found them all done:
+     * only protocol words (a barrier's) may be on their way, which no quiet
+     * promises. */
+    uint64_t app = __atomic_load_n(&e->app_issued, __ATOMIC_ACQUIRE);
+    int waited = 0;
+    if (app != __atomic_load_n(&e->app_quieted, __ATOMIC_RELAXED)) {
+        waited = shmemi_fab_wait(e, __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE), -1, fn);
+        /* Two threads' quiets may store out of order: a smaller count only
+         * makes the next quiet wait. */
+        __atomic_store_n(&e->app_quieted, app, __ATOMIC_RELAXED);
+    }
     if (e->dirty)
         readback(e, fn);
     for (int w = 0; e->acked && w < (shmemi.n_pes + 63) / 64; w++)
@@ -375,6 +391,7 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
         FAB_POST(e, r->pe, "an atomic", fn, fi_atomicmsg(e->ep, &m, FI_COMPLETION | dc));
     }
     __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+    count_app(e);
     shmemi_fab_wait_req(e, &q, fn);
     if (result) {
         *result = 0;
