@@ -303,11 +303,11 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         s->blocking = 0;
         if (!s->since_ns) {
             s->since_ns = s->look_ns = shmemi_now_ns();
-            s->switches = switches();
+            s->switches = -1; /* first counted at the next look: most waits end before */
         } else if ((s->n & 63) == 0) {
             long sw = switches();
             uint64_t t = shmemi_now_ns();
-            if (sw != s->switches && t - s->look_ns > LOST_SLICE_NS)
+            if (s->switches >= 0 && sw != s->switches && t - s->look_ns > LOST_SLICE_NS)
                 busy_at_ns = t; /* another thread took our core meanwhile */
             else if (busy_at_ns && t - busy_at_ns > LOST_SLICE_MEMORY_NS)
                 busy_at_ns = 0;
