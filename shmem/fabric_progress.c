@@ -143,7 +143,7 @@ static int drain(struct fab_ep *e, const char *fn) {
 /* The progress of e, then of the main endpoint (messages and replies), unless
  * q is given and complete by then: its waiter returns at once (the next
  * progress call reads the rest). */
-static void progress_for(struct fab_ep *e, const struct fab_req *q) {
+static __attribute__((noinline)) void progress_for(struct fab_ep *e, const struct fab_req *q) {
     __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
     drain(e, "the fabric's progress");
     if (e != &shmemi_fab.main && (!q || __atomic_load_n(&q->pending, __ATOMIC_RELAXED) > 0))
