@@ -33,7 +33,7 @@ void shmemi_amo(shmem_ctx_t ctx, enum shmemi_amo_op op, void *dest, size_t size,
                 const void *cond, void *fetch, int pe, const char *fn) {
     struct shmemi_route r;
     shmemi_route_amo(&r, ctx, dest, size, pe, fn);
-    uint64_t v = amo_bits(value, size), c = cond ? amo_bits(cond, size) : 0, o;
+    uint64_t v = amo_bits(value, size), c = cond ? amo_bits(cond, size) : 0, o = 0;
     shmemi_path_amo(ctx, &r, op, size, v, c, fetch ? &o : NULL, fn);
     if (!fetch)
         return;
