@@ -18,7 +18,8 @@
 #   scripts/dev.sh readme    rewrite README.md's configuration table from shmem_info
 #   scripts/dev.sh build-types
 #                            compile every CMake build type (Debug, Release, RelWithDebInfo,
-#                            MinSizeRel) in $BUILD_DIR-<type>; Debug also runs the unit tests
+#                            MinSizeRel) in $BUILD_DIR-<type>, and RelWithDebInfo with clang in
+#                            $BUILD_DIR-clang; Debug also runs the unit tests
 #   scripts/dev.sh gpu-build cuda|hip
 #                            configure and compile a GPU build in $BUILD_DIR-<kind>
 #                            (compile only; skipped with a message when nvcc is absent),
@@ -193,12 +194,16 @@ readme)
     ;;
 build-types)
     # Each type compiles with its own optimizer settings, and so with its own
-    # set of warnings (-Werror): build them all.
+    # set of warnings (-Werror): build them all, and one with clang.
     deps
     for type in Debug Release RelWithDebInfo MinSizeRel; do
         echo "== $type"
         build "$BUILD_DIR-$(echo "$type" | tr '[:upper:]' '[:lower:]')" -DCMAKE_BUILD_TYPE="$type"
     done
+    # Another compiler warns elsewhere (GCC 13 and clang find what GCC 12 does not).
+    echo "== RelWithDebInfo with clang"
+    build "$BUILD_DIR-clang" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+        -DCMAKE_CXX_COMPILER=clang++
     ctest --test-dir "$BUILD_DIR-debug" --output-on-failure -j "$JOBS" -L 'unit|boot'
     ;;
 gpu-build)
