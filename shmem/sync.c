@@ -116,8 +116,11 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
     /* Every PE: the dissemination barrier of shmem_sync_all, one message a
      * PE a round where counting in on the first PE and its release are two
      * in turn (two PEs: 13 us against 26 over tcp, 0.27 against 0.42 on one
-     * node). pSync stays as it is, SHMEM_SYNC_VALUE. */
-    if (start == 0 && size == shmemi.n_pes) {
+     * node). pSync stays as it is, SHMEM_SYNC_VALUE. Not where another thread
+     * may be in a barrier of WORLD meanwhile (SHMEM_THREAD_MULTIPLE): the
+     * two would share its epochs. */
+    if (start == 0 && size == shmemi.n_pes &&
+        __atomic_load_n(&shmemi.thread_asked, __ATOMIC_RELAXED) < SHMEM_THREAD_MULTIPLE) {
         shmemi_sync_all();
         return;
     }
