@@ -113,6 +113,11 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
                      fn, shmemi.my_pe, start, log_stride, size);
     if (size == 1)
         return;
+    /* pSync[0] counts in on the first PE (an AMO, whatever row reaches it);
+     * pSync[1] of each member is its release word. Checked symmetric either
+     * way. */
+    long *count = shmemi_remote(&psync[0], 2 * sizeof(long), shmemi.my_pe, fn);
+    long *release = &psync[1];
     /* Every PE: the dissemination barrier of shmem_sync_all, one message a
      * PE a round where counting in on the first PE and its release are two
      * in turn (two PEs: 13 us against 26 over tcp, 0.27 against 0.42 on one
@@ -124,10 +129,6 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
         shmemi_sync_all();
         return;
     }
-    /* pSync[0] counts in on the first PE (an AMO, whatever row reaches it);
-     * pSync[1] of each member is its release word. */
-    long *count = shmemi_remote(&psync[0], 2 * sizeof(long), shmemi.my_pe, fn);
-    long *release = &psync[1];
     struct shmemi_spin s = {0};
     shmemi_spin_watch(&s, shmemi.my_pe == start ? (void *)count : (void *)release, sizeof(long));
     if (shmemi.my_pe == start) {
