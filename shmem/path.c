@@ -150,6 +150,25 @@ void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn
     }
 }
 
+void shmemi_sym_put_word(void *sym, const void *src, size_t n, int pe, uint64_t *mine, uint64_t v,
+                         const char *fn) {
+    struct shmemi_route r, w;
+    sym_route(&r, sym, n, pe, fn);
+    shmemi_route_word(&w, pe, mine);
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        sdma_copy_bytes(r.addr, src, n);
+        /* Full: the copy's non-temporal stores come before the word's. */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        shmemi_word_store(pe, mine, v, fn);
+    } else {
+        /* A blocking put; the word's store comes after the transfers this PE
+         * completed (not a signal: a fabric may carry that out as an atomic
+         * that waits for its reply, behind the bytes). */
+        r.path->put(&shmemi_ctx_default, &r, src, n, 0, fn);
+        shmemi_word_store(pe, mine, v, fn);
+    }
+}
+
 const void *shmemi_sym_src(const void *sym, size_t n, int pe, void *scratch, const char *fn) {
     struct shmemi_route r;
     sym_route(&r, sym, n ? n : 1, pe, fn);

@@ -343,6 +343,11 @@ void shmemi_sym_get(void *dst, const void *sym, size_t n, int pe, const char *fn
  * quiet of the default context (shmemi_sym_quiet), at once through a
  * mapping; src must stay unchanged until then. */
 void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn);
+/* n bytes of the local src into pe's copy of `sym`, then v into pe's copy of
+ * the 64-bit word `mine` of this PE's host heap (shmemi_word_store's word):
+ * whoever sees v sees the bytes. src is free when it returns. */
+void shmemi_sym_put_word(void *sym, const void *src, size_t n, int pe, uint64_t *mine, uint64_t v,
+                         const char *fn);
 /* pe's copy of `sym` to read n bytes from: the mapping, or `scratch` (n bytes)
  * filled with a get. */
 const void *shmemi_sym_src(const void *sym, size_t n, int pe, void *scratch, const char *fn);

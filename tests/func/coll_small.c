@@ -5,7 +5,8 @@
  * hundreds of rounds in a row with values that change every round,
  * interleaved with larger ones (32 and 64 KiB: the barrier path on one node,
  * the mailboxes through a fabric, in several chunks a message, or the barrier
- * path past the row's mail size) and with PEs that fall behind
+ * path past the row's mail size), with broadcasts of 256 KiB (the root's
+ * pushes through a fabric) and with PEs that fall behind
  * now and then, every result checked. A message read from the wrong round,
  * or overwritten before it was read, shows. */
 #include "check.h"
@@ -16,8 +17,9 @@
 #define ROUNDS 300
 #define SMALL 4    /* longs: 32 bytes, the exchange */
 #define LARGE 8192 /* longs: the barrier path, or mail (and LARGE / 2) */
+#define HUGE 32768 /* longs: a broadcast the root pushes through a fabric */
 
-static long src[LARGE], dst[LARGE * 8], wrk[LARGE + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long src[HUGE], dst[LARGE * 8], wrk[LARGE + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
 
 static long val(int pe, int round, int i) { return (long)pe * 1000003L + round * 101L + i; }
@@ -57,7 +59,9 @@ int main(void) {
     for (int r = 0; r < ROUNDS; r++) {
         int k = r % 6;
         size_t cnt = (r % 7 == 6) ? LARGE >> (r / 7 % 2) : SMALL;
-        for (size_t i = 0; i < LARGE; i++)
+        if (k == 4 && r % 4 == 0)
+            cnt = HUGE;
+        for (size_t i = 0; i < (cnt > LARGE ? cnt : LARGE); i++)
             src[i] = val(me, r, (int)i);
         if ((r * 7 + me) % 13 == 0)
             nap_us(200); /* fall behind: the others run ahead into the next round */
@@ -123,7 +127,7 @@ int main(void) {
      * as soon as its messages are out, and changes its source at once. */
     for (int r = 0; r < 2 * ROUNDS; r++) {
         int root = r < ROUNDS ? 0 : n - 1;
-        size_t cnt = (r % 5 == 4) ? LARGE >> (r / 5 % 2) : SMALL;
+        size_t cnt = (r % 5 == 4) ? LARGE >> (r / 5 % 2) : r % 11 == 10 ? HUGE : SMALL;
         for (size_t i = 0; i < cnt; i++)
             src[i] = val(me, r, (int)i);
         if ((r * 3 + me) % 17 == 0)
