@@ -463,6 +463,10 @@ static void protocol_write(const struct shmemi_route *r, const void *src, size_t
  * the four of a delivered atomic), never two in flight to one word (struct
  * shmemi_round). */
 static void fabric_word_store(const struct shmemi_route *r, uint64_t v, const char *fn) {
+    /* Where a write completes before it is visible and the provider may
+     * reorder writes, the completed ones are made visible first. */
+    if (!shmemi_fab.waw && !shmemi_fab.wdc)
+        shmemi_fab_quiet(&shmemi_fab.main, fn);
     if (shmemi_fab.inject < sizeof v || by_messages(r)) {
         fabric_signal(&shmemi_ctx_default, r, v, SHMEM_SIGNAL_SET, 1, fn);
         return;
