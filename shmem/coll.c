@@ -227,6 +227,32 @@ static void ll_settle(int area, int pe, struct shmemi_spin *sp) {
     ll_owed[area][pe] = 0;
 }
 
+/* Our next message to PE pe in the exchange's area: len bytes of src (its
+ * slot's last read: ll_settle). */
+static void ll_send(const struct ll *x, int pe, const void *src, size_t len, const char *fn) {
+    int area = x->area, me = shmemi.my_pe;
+    uint64_t seq = ++ll_sent[area][pe];
+    if (x->mail) {
+        x->mail->mail(pe, area * 2 + (int)(seq & 1), seq, src, len, fn);
+        return;
+    }
+    /* pe's slot for us: where ours for ourselves is in our block. */
+    struct shmemi_route r;
+    shmemi_route_word(&r, pe, &shmemi_ctl_of(me)->ll[area][seq & 1][me]);
+    if (!(r.path->caps & SHMEMI_PATH_HOST_MAPPED)) {
+        struct shmemi_route w = r;
+        r.off += offsetof(struct shmemi_ll_slot, data);
+        w.off += offsetof(struct shmemi_ll_slot, seq);
+        r.path->ordered_store(&r, src, len, &w, seq, fn);
+        return;
+    }
+    struct shmemi_ll_slot *sl = (struct shmemi_ll_slot *)r.addr;
+    memcpy(sl->data, src, len);
+    /* Release: the bytes are visible to whoever sees the sequence. */
+    __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
+    shmemi_wake_at(pe, sl, sizeof(*sl));
+}
+
 /* Send msg(j) (len bytes) to every other member j we exchange with, then wait
  * for each such member's message to us; got[m] points at member m's bytes
  * (NULL for me and the others) until ll_done. With a hub, the others' messages
@@ -246,27 +272,7 @@ static void ll_exchange(const struct grp *g, const struct ll *x, int hub, size_t
         if (!ll_pair(hub, g->me, j))
             continue;
         ll_settle(area, pe, &sp);
-        uint64_t seq = ++ll_sent[area][pe];
-        if (x->mail) {
-            x->mail->mail(pe, area * 2 + (int)(seq & 1), seq, msg(arg, j),
-                          hub >= 0 && g->me != hub ? 0 : len, g->fn);
-            continue;
-        }
-        /* pe's slot for us: where ours for ourselves is in our block. */
-        struct shmemi_route r;
-        shmemi_route_word(&r, pe, &mine->ll[area][seq & 1][me]);
-        if (!(r.path->caps & SHMEMI_PATH_HOST_MAPPED)) {
-            struct shmemi_route w = r;
-            r.off += offsetof(struct shmemi_ll_slot, data);
-            w.off += offsetof(struct shmemi_ll_slot, seq);
-            r.path->ordered_store(&r, msg(arg, j), len, &w, seq, g->fn);
-            continue;
-        }
-        struct shmemi_ll_slot *sl = (struct shmemi_ll_slot *)r.addr;
-        memcpy(sl->data, msg(arg, j), len);
-        /* Release: the bytes are visible to whoever sees the sequence. */
-        __atomic_store_n(&sl->seq, seq, __ATOMIC_RELEASE);
-        shmemi_wake_at(pe, sl, sizeof(*sl));
+        ll_send(x, pe, msg(arg, j), hub >= 0 && g->me != hub ? 0 : len, g->fn);
     }
     for (int m = 0; m < g->size; m++) {
         got[m] = NULL;
@@ -374,45 +380,74 @@ static int ll_broadcast(const struct grp *g, void *dest, const void *src, size_t
     return 1;
 }
 
-/* A broadcast of PUSH_BCAST_BYTES or more, where a fabric is in the job:
- * each other member tells the root it is in (so it is out of whatever it used
- * its dest for), and the root writes that member's dest, then the sequence of
- * its slot there, which the row places after the bytes: the member waits for
- * that word alone, and nobody for a barrier. A fabric latency each way and
- * the bytes once, where the barrier path takes two barriers, a get's request
- * and the bytes: over tcp, two PEs, 512 KiB took 94-105 us against 114-180,
- * 1 MiB 146-272 against 237-263 (alternating runs); but 128 KiB 69-75 against 57-59, the
- * write behind the member's message slower than a get there. 1 when done
- * this way. */
+/* A broadcast of PUSH_BCAST_BYTES or more, where a fabric is in the job. A
+ * member the root reaches through the fabric tells the root it is in (so it
+ * is out of whatever it used its dest for), and the root writes its dest, then
+ * the sequence of its slot there, which the row places after the bytes: the
+ * member waits for that word alone, and nobody for a barrier. A fabric latency
+ * each way and the bytes once, where the barrier path takes two barriers, a
+ * get's request and the bytes: over tcp, two PEs, 512 KiB took 94-105 us
+ * against 114-180, 1 MiB 146-272 against 237-263 (alternating runs); but 128
+ * KiB 69-75 against 57-59, the write behind the member's message slower than
+ * a get there. A member of the root's node (the mapping both ways) copies
+ * the source itself once the root's message says it is ready, all of them at
+ * once, and tells the root it is done. 1 when done this way. */
 #define PUSH_BCAST_BYTES ((size_t)256 << 10)
 static int push_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
                           int root_too) {
     struct ll x;
     if (!shmemi.amo_row || bytes < PUSH_BCAST_BYTES || ll_area(g, 0, &x) < 0)
         return 0;
-    const unsigned char *got[SHMEMI_LL_PES];
-    if (g->me != root) {
-        /* An empty message says we are in; the root's comes after the bytes. */
-        ll_exchange(g, &x, root, 0, ll_same, src, got);
-        ll_done(g, &x, root);
-        return 1;
-    }
-    int area = x.area, me = shmemi.my_pe;
+    int area = x.area, me = shmemi.my_pe, rpe = grp_pe(g, root);
     struct shmemi_ctl *mine = shmemi_ctl_of(me);
     struct shmemi_spin sp = {0};
+    struct shmemi_route r;
     ll_counts(area, g->fn);
     shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
-    for (int k = 1; k < g->size; k++) {
-        int pe = grp_pe(g, (root + k) % g->size);
-        ll_settle(area, pe, &sp);
-        ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp); /* it is in */
-        ll_recvd[area][pe]++;
-        uint64_t seq = ++ll_sent[area][pe];
-        shmemi_sym_put_word(dest, src, bytes, pe, &mine->ll[area][seq & 1][me].seq, seq, g->fn);
+    if (g->me != root) {
+        ll_settle(area, rpe, &sp);
+        shmemi_route_pe(&r, src, bytes, rpe, g->fn);
+        int pull = r.path->caps & SHMEMI_PATH_HOST_MAPPED;
+        if (!pull)
+            ll_send(&x, rpe, src, 0, g->fn);                    /* in */
+        ll_wait(NULL, area, rpe, ll_recvd[area][rpe] + 1, &sp); /* ready, or the bytes are in */
+        ll_recvd[area][rpe]++;
+        if (pull) {
+            sdma_copy_bytes(dest, r.addr, bytes);
+            ll_send(&x, rpe, src, 0, g->fn); /* done: the root may reuse its source */
+        }
+        shmemi_spin_end(&sp);
+        return 1;
     }
-    shmemi_spin_end(&sp);
+    /* The members of this node first, so that they copy while the others'
+     * bytes go out. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 1; k < g->size; k++) {
+            int pe = grp_pe(g, (root + k) % g->size);
+            shmemi_route_pe(&r, dest, bytes, pe, g->fn);
+            if (!!(r.path->caps & SHMEMI_PATH_HOST_MAPPED) == pass)
+                continue;
+            ll_settle(area, pe, &sp);
+            if (pass == 0) {
+                ll_send(&x, pe, src, 0, g->fn); /* ready */
+                continue;
+            }
+            ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp); /* in */
+            ll_recvd[area][pe]++;
+            uint64_t seq = ++ll_sent[area][pe];
+            shmemi_sym_put_word(dest, src, bytes, pe, &mine->ll[area][seq & 1][me].seq, seq, g->fn);
+        }
     if (root_too && dest != src)
         memmove(dest, src, bytes);
+    for (int k = 1; k < g->size; k++) {
+        int pe = grp_pe(g, (root + k) % g->size);
+        shmemi_route_pe(&r, dest, bytes, pe, g->fn);
+        if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+            ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp); /* done */
+            ll_recvd[area][pe]++;
+        }
+    }
+    shmemi_spin_end(&sp);
     return 1;
 }
 
