@@ -642,6 +642,36 @@ static void chunks_close(struct chunks *k) {
         free(k->scratch);
 }
 
+/* The end of a reduction where a fabric is in the job: my slice (bytes at
+ * mine) to every other member, then a message there that the row places after
+ * it, and every other member's message to me. Its message says that member's
+ * slice is in my dest and that it has read my source (its reads came before
+ * its slice was reduced): what the closing barrier says, without the barrier
+ * and the quiet before it. */
+static void slices_out(const struct grp *g, const struct ll *x, void *mine, size_t bytes) {
+    int area = x->area, me = shmemi.my_pe;
+    struct shmemi_ctl *ctl = shmemi_ctl_of(me);
+    struct shmemi_spin sp = {0};
+    ll_counts(area, g->fn);
+    shmemi_spin_watch(&sp, ctl->ll[area], sizeof(ctl->ll[area]));
+    for (int k = 1; k < g->size; k++) {
+        int pe = grp_pe(g, (g->me + k) % g->size);
+        ll_settle(area, pe, &sp);
+        if (!bytes) {
+            ll_send(x, pe, ctl, 0, g->fn);
+            continue;
+        }
+        uint64_t seq = ++ll_sent[area][pe];
+        shmemi_sym_put_word(mine, mine, bytes, pe, &ctl->ll[area][seq & 1][me].seq, seq, g->fn);
+    }
+    for (int k = 1; k < g->size; k++) {
+        int pe = grp_pe(g, (g->me + k) % g->size);
+        ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp);
+        ll_recvd[area][pe]++;
+    }
+    shmemi_spin_end(&sp);
+}
+
 /* Member me owns elements [lo, lo + cnt): it combines them over every
  * member's source (in member order) and writes them into every member's
  * dest. In place (dest == source), the dests are the sources others still
@@ -670,18 +700,23 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     if (!inplace) {
         /* Combine into my own dest slice (nobody else writes or reads it
          * during the collective), then copy it to the other members. */
+        struct ll x;
+        int words = shmemi.amo_row && ll_area(g, 0, &x) >= 0;
         for (size_t off = 0; off < cnt; off += step) {
             size_t c = cnt - off < step ? cnt - off : step, cb = c * es;
             char *acc = mine + off * es;
             shmemi_sym_get(acc, srcs + off * es, cb, grp_pe(g, 0), g->fn);
             for (int i = 1; i < g->size; i++)
                 op(acc, shmemi_sym_src(srcs + off * es, cb, grp_pe(g, i), scratch, g->fn), c);
-            for (int k = 1; k < g->size; k++) {
+            for (int k = 1; k < g->size && !words; k++) {
                 int j = (g->me + k) % g->size;
                 shmemi_sym_put(acc, acc, cb, grp_pe(g, j), g->fn);
             }
         }
-        grp_sync(g); /* every slice written everywhere; sources reusable */
+        if (words)
+            slices_out(g, &x, mine, cnt * es);
+        else
+            grp_sync(g); /* every slice written everywhere; sources reusable */
         chunks_close(&k);
         return 0;
     }

@@ -5,8 +5,9 @@
  * hundreds of rounds in a row with values that change every round,
  * interleaved with larger ones (32 and 64 KiB: the barrier path on one node,
  * the mailboxes through a fabric, in several chunks a message, or the barrier
- * path past the row's mail size), with broadcasts of 256 KiB (the root's
- * pushes through a fabric) and with PEs that fall behind
+ * path past the row's mail size), with broadcasts and reductions of 256 KiB
+ * (through a fabric: the root's pushes, the reduced slices followed by a
+ * message) and with PEs that fall behind
  * now and then, every result checked. A message read from the wrong round,
  * or overwritten before it was read, shows. */
 #include "check.h"
@@ -19,7 +20,7 @@
 #define LARGE 8192 /* longs: the barrier path, or mail (and LARGE / 2) */
 #define HUGE 32768 /* longs: a broadcast the root pushes through a fabric */
 
-static long src[HUGE], dst[LARGE * 8], wrk[LARGE + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long src[HUGE], dst[LARGE * 8], wrk[HUGE / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
 
 static long val(int pe, int round, int i) { return (long)pe * 1000003L + round * 101L + i; }
@@ -59,7 +60,7 @@ int main(void) {
     for (int r = 0; r < ROUNDS; r++) {
         int k = r % 6;
         size_t cnt = (r % 7 == 6) ? LARGE >> (r / 7 % 2) : SMALL;
-        if (k == 4 && r % 4 == 0)
+        if ((k == 0 || k == 3 || k == 4) && (r / 6) % 2 == 0)
             cnt = HUGE;
         for (size_t i = 0; i < (cnt > LARGE ? cnt : LARGE); i++)
             src[i] = val(me, r, (int)i);
