@@ -405,6 +405,8 @@ static int push_broadcast(const struct grp *g, void *dest, const void *src, size
     ll_counts(area, g->fn);
     shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
     if (g->me != root) {
+        /* Whether the root's source is mapped here: the root decides by the
+         * same region of ours. */
         ll_settle(area, rpe, &sp);
         shmemi_route_pe(&r, src, bytes, rpe, g->fn);
         int pull = r.path->caps & SHMEMI_PATH_HOST_MAPPED;
@@ -424,7 +426,7 @@ static int push_broadcast(const struct grp *g, void *dest, const void *src, size
     for (int pass = 0; pass < 2; pass++)
         for (int k = 1; k < g->size; k++) {
             int pe = grp_pe(g, (root + k) % g->size);
-            shmemi_route_pe(&r, dest, bytes, pe, g->fn);
+            shmemi_route_pe(&r, src, bytes, pe, g->fn); /* as the member decides */
             if (!!(r.path->caps & SHMEMI_PATH_HOST_MAPPED) == pass)
                 continue;
             ll_settle(area, pe, &sp);
@@ -441,7 +443,7 @@ static int push_broadcast(const struct grp *g, void *dest, const void *src, size
         memmove(dest, src, bytes);
     for (int k = 1; k < g->size; k++) {
         int pe = grp_pe(g, (root + k) % g->size);
-        shmemi_route_pe(&r, dest, bytes, pe, g->fn);
+        shmemi_route_pe(&r, src, bytes, pe, g->fn);
         if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
             ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp); /* done */
             ll_recvd[area][pe]++;
