@@ -248,7 +248,7 @@ static int do_init(int requested) {
         on_exit(at_exit, NULL);
         registered = 1;
     }
-    shmemi_sync_all();
+    shmemi_sync_all("shmem_init");
     return 0;
 }
 

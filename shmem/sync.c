@@ -53,7 +53,7 @@ void shmem_pe_quiet(const int *target_pes, size_t npes) {
  * arrived by storing the epoch in that PE's control block (the only writer of
  * that word), and waits for PE i - 2^k to do the same to it. Epochs only
  * grow, so nothing is ever reset. */
-void shmemi_sync_all(void) {
+void shmemi_sync_all(const char *fn) {
     int n = shmemi.n_pes, me = shmemi.my_pe;
     uint64_t epoch = ++shmemi.barrier_epoch;
     struct shmemi_ctl *mine = shmemi_ctl_of(me);
@@ -61,7 +61,7 @@ void shmemi_sync_all(void) {
         /* Release: everything this PE stored before the barrier is visible
          * to whoever acquires this word (PE me + 2^k's copy of it). */
         uint64_t *w = shmemi_round_word(&mine->barrier[k], epoch);
-        shmemi_word_store((me + dist) % n, w, epoch, "shmem_barrier_all");
+        shmemi_word_store((me + dist) % n, w, epoch, fn);
         struct shmemi_spin s = {.world_epoch = epoch};
         shmemi_spin_watch(&s, w, sizeof(uint64_t));
         while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < epoch)
@@ -72,7 +72,7 @@ void shmemi_sync_all(void) {
 
 void shmemi_barrier_all(void) {
     shmemi_quiet(shmemi_ctx_default_handle, "shmem_barrier_all");
-    shmemi_sync_all();
+    shmemi_sync_all("shmem_barrier_all");
 }
 
 /* The host barriers and syncs first complete the work this PE queued on its
@@ -88,7 +88,7 @@ void shmem_barrier_all(void) {
 void shmem_sync_all(void) {
     shmemi_check_init(__func__);
     shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
-    shmemi_sync_all();
+    shmemi_sync_all(__func__);
 }
 
 /* Active-set barrier on the caller's pSync, restored to SHMEM_SYNC_VALUE on
@@ -126,7 +126,7 @@ void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, co
      * two would share its epochs. */
     if (start == 0 && size == shmemi.n_pes &&
         __atomic_load_n(&shmemi.thread_asked, __ATOMIC_RELAXED) < SHMEM_THREAD_MULTIPLE) {
-        shmemi_sync_all();
+        shmemi_sync_all(fn);
         return;
     }
     struct shmemi_spin s = {0};

@@ -148,7 +148,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
  * anything. */
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn) {
     if (team == &shmemi_team_world || (team == &shmemi_team_shared && team->size == shmemi.n_pes)) {
-        shmemi_sync_all();
+        shmemi_sync_all(fn);
         return;
     }
     /* The epoch is the team's own state (teams are never const objects). */
