@@ -205,15 +205,27 @@ static const unsigned char *ll_wait(const struct shmemi_path_ops *mail, int area
     return sl->data;
 }
 
-/* The area's message counts, allocated at its first use. */
-static void ll_counts(int area, const char *fn) {
-    if (ll_sent[area])
-        return;
-    ll_sent[area] = calloc(3 * (size_t)shmemi.n_pes, sizeof(uint64_t));
-    if (!ll_sent[area])
-        shmemi_fatal("%s: out of memory", fn);
-    ll_recvd[area] = ll_sent[area] + shmemi.n_pes;
-    ll_owed[area] = ll_sent[area] + 2 * shmemi.n_pes;
+/* Before an exchange's messages: the area's message counts (allocated at
+ * its first use), and a wait that watches our slots of the area. */
+static void ll_begin(const struct ll *x, struct shmemi_spin *sp, const char *fn) {
+    int area = x->area;
+    struct shmemi_ctl *mine = shmemi_ctl_of(shmemi.my_pe);
+    if (!ll_sent[area]) {
+        ll_sent[area] = calloc(3 * (size_t)shmemi.n_pes, sizeof(uint64_t));
+        if (!ll_sent[area])
+            shmemi_fatal("%s: out of memory", fn);
+        ll_recvd[area] = ll_sent[area] + shmemi.n_pes;
+        ll_owed[area] = ll_sent[area] + 2 * shmemi.n_pes;
+    }
+    *sp = (struct shmemi_spin){0};
+    shmemi_spin_watch(sp, mine->ll[area], sizeof(mine->ll[area]));
+}
+
+/* PE pe's next message in area (by mail, or in its slot), waited for and
+ * counted as read. */
+static void ll_next(const struct shmemi_path_ops *mail, int area, int pe, struct shmemi_spin *sp) {
+    ll_wait(mail, area, pe, ll_recvd[area][pe] + 1, sp);
+    ll_recvd[area][pe]++;
 }
 
 /* PE pe's message from when we were a hub: read before our next message to
@@ -221,9 +233,7 @@ static void ll_counts(int area, const char *fn) {
 static void ll_settle(int area, int pe, struct shmemi_spin *sp) {
     if (!ll_owed[area][pe])
         return;
-    ll_wait(ll_owed[area][pe] == LL_OWED_MAIL ? shmemi.amo_row : NULL, area, pe,
-            ll_recvd[area][pe] + 1, sp);
-    ll_recvd[area][pe]++;
+    ll_next(ll_owed[area][pe] == LL_OWED_MAIL ? shmemi.amo_row : NULL, area, pe, sp);
     ll_owed[area][pe] = 0;
 }
 
@@ -253,6 +263,20 @@ static void ll_send(const struct ll *x, int pe, const void *src, size_t len, con
     shmemi_wake_at(pe, sl, sizeof(*sl));
 }
 
+/* n bytes of the local src into PE pe's copy of sym, then our next message
+ * to pe in its slot, without bytes, which the row places after them (an
+ * exchange by slots: x->mail is NULL). */
+static void ll_send_behind(const struct ll *x, int pe, void *sym, const void *src, size_t n,
+                           const char *fn) {
+    int area = x->area, me = shmemi.my_pe;
+    if (!n) {
+        ll_send(x, pe, src, 0, fn);
+        return;
+    }
+    uint64_t seq = ++ll_sent[area][pe];
+    shmemi_sym_put_word(sym, src, n, pe, &shmemi_ctl_of(me)->ll[area][seq & 1][me].seq, seq, fn);
+}
+
 /* Send msg(j) (len bytes) to every other member j we exchange with, then wait
  * for each such member's message to us; got[m] points at member m's bytes
  * (NULL for me and the others) until ll_done. With a hub, the others' messages
@@ -262,11 +286,8 @@ static void ll_exchange(const struct grp *g, const struct ll *x, int hub, size_t
                         const void *(*msg)(const void *arg, int j), const void *arg,
                         const unsigned char **got) {
     int area = x->area;
-    ll_counts(area, g->fn);
-    int me = shmemi.my_pe;
-    struct shmemi_ctl *mine = shmemi_ctl_of(me);
-    struct shmemi_spin sp = {0};
-    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
+    struct shmemi_spin sp;
+    ll_begin(x, &sp, g->fn);
     for (int k = 1; k < g->size; k++) {
         int j = (g->me + k) % g->size, pe = grp_pe(g, j);
         if (!ll_pair(hub, g->me, j))
@@ -398,12 +419,10 @@ static int push_broadcast(const struct grp *g, void *dest, const void *src, size
     struct ll x;
     if (!shmemi.amo_row || bytes < PUSH_BCAST_BYTES || ll_area(g, 0, &x) < 0)
         return 0;
-    int area = x.area, me = shmemi.my_pe, rpe = grp_pe(g, root);
-    struct shmemi_ctl *mine = shmemi_ctl_of(me);
-    struct shmemi_spin sp = {0};
+    int area = x.area, rpe = grp_pe(g, root);
+    struct shmemi_spin sp;
     struct shmemi_route r;
-    ll_counts(area, g->fn);
-    shmemi_spin_watch(&sp, mine->ll[area], sizeof(mine->ll[area]));
+    ll_begin(&x, &sp, g->fn);
     if (g->me != root) {
         /* Whether the root's source is mapped here: the root decides by the
          * same region of ours. */
@@ -411,9 +430,8 @@ static int push_broadcast(const struct grp *g, void *dest, const void *src, size
         shmemi_route_pe(&r, src, bytes, rpe, g->fn);
         int pull = r.path->caps & SHMEMI_PATH_HOST_MAPPED;
         if (!pull)
-            ll_send(&x, rpe, src, 0, g->fn);                    /* in */
-        ll_wait(NULL, area, rpe, ll_recvd[area][rpe] + 1, &sp); /* ready, or the bytes are in */
-        ll_recvd[area][rpe]++;
+            ll_send(&x, rpe, src, 0, g->fn); /* in */
+        ll_next(NULL, area, rpe, &sp);       /* ready, or the bytes are in */
         if (pull) {
             sdma_copy_bytes(dest, r.addr, bytes);
             ll_send(&x, rpe, src, 0, g->fn); /* done: the root may reuse its source */
@@ -434,20 +452,16 @@ static int push_broadcast(const struct grp *g, void *dest, const void *src, size
                 ll_send(&x, pe, src, 0, g->fn); /* ready */
                 continue;
             }
-            ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp); /* in */
-            ll_recvd[area][pe]++;
-            uint64_t seq = ++ll_sent[area][pe];
-            shmemi_sym_put_word(dest, src, bytes, pe, &mine->ll[area][seq & 1][me].seq, seq, g->fn);
+            ll_next(NULL, area, pe, &sp); /* in */
+            ll_send_behind(&x, pe, dest, src, bytes, g->fn);
         }
     if (root_too && dest != src)
         memmove(dest, src, bytes);
     for (int k = 1; k < g->size; k++) {
         int pe = grp_pe(g, (root + k) % g->size);
         shmemi_route_pe(&r, src, bytes, pe, g->fn);
-        if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
-            ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp); /* done */
-            ll_recvd[area][pe]++;
-        }
+        if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+            ll_next(NULL, area, pe, &sp); /* done */
     }
     shmemi_spin_end(&sp);
     return 1;
@@ -651,26 +665,16 @@ static void chunks_close(struct chunks *k) {
  * its slice was reduced): what the closing barrier says, without the barrier
  * and the quiet before it. */
 static void slices_out(const struct grp *g, const struct ll *x, void *mine, size_t bytes) {
-    int area = x->area, me = shmemi.my_pe;
-    struct shmemi_ctl *ctl = shmemi_ctl_of(me);
-    struct shmemi_spin sp = {0};
-    ll_counts(area, g->fn);
-    shmemi_spin_watch(&sp, ctl->ll[area], sizeof(ctl->ll[area]));
+    int area = x->area;
+    struct shmemi_spin sp;
+    ll_begin(x, &sp, g->fn);
     for (int k = 1; k < g->size; k++) {
         int pe = grp_pe(g, (g->me + k) % g->size);
         ll_settle(area, pe, &sp);
-        if (!bytes) {
-            ll_send(x, pe, ctl, 0, g->fn);
-            continue;
-        }
-        uint64_t seq = ++ll_sent[area][pe];
-        shmemi_sym_put_word(mine, mine, bytes, pe, &ctl->ll[area][seq & 1][me].seq, seq, g->fn);
+        ll_send_behind(x, pe, mine, mine, bytes, g->fn);
     }
-    for (int k = 1; k < g->size; k++) {
-        int pe = grp_pe(g, (g->me + k) % g->size);
-        ll_wait(NULL, area, pe, ll_recvd[area][pe] + 1, &sp);
-        ll_recvd[area][pe]++;
-    }
+    for (int k = 1; k < g->size; k++)
+        ll_next(NULL, area, grp_pe(g, (g->me + k) % g->size), &sp);
     shmemi_spin_end(&sp);
 }
 
