@@ -160,6 +160,8 @@ void shmemi_sym_put_word(void *sym, const void *src, size_t n, int pe, uint64_t 
         /* Full: the copy's non-temporal stores come before the word's. */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         shmemi_word_store(pe, mine, v, fn);
+    } else if (r.path->put_word && w.path == r.path) {
+        r.path->put_word(&r, src, n, &w, v, fn);
     } else {
         /* A blocking put; the word's store comes after the transfers this PE
          * completed (not a signal: a fabric may carry that out as an atomic

@@ -95,6 +95,12 @@ struct shmemi_path_ops {
      * small collectives then take the barrier path. */
     void (*ordered_store)(const struct shmemi_route *r, const void *src, size_t n,
                           const struct shmemi_route *w, uint64_t v, const char *fn);
+    /* n bytes of src to r, then v into the library's 64-bit word w (a route
+     * of this row; word_store's rules), visible at the target in that order:
+     * whoever sees v sees the bytes; src is free when it returns. Optional: a
+     * blocking put, then word_store. */
+    void (*put_word)(const struct shmemi_route *r, const void *src, size_t n,
+                     const struct shmemi_route *w, uint64_t v, const char *fn);
     /* Mailboxes: a message of n bytes (n may be 0) for box `box` (below
      * SHMEMI_MAIL_BOXES) of world PE pe, tagged seq, which the target keeps in
      * memory of its own until read there: complete for the caller at once.
