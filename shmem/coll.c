@@ -408,12 +408,14 @@ static int ll_broadcast(const struct grp *g, void *dest, const void *src, size_t
  * member waits for that word alone, and nobody for a barrier. A fabric latency
  * each way and the bytes once, where the barrier path takes two barriers, a
  * get's request and the bytes: over tcp, two PEs, 512 KiB took 94-105 us
- * against 114-180, 1 MiB 146-272 against 237-263 (alternating runs); but 128
- * KiB 69-75 against 57-59, the write behind the member's message slower than
- * a get there. A member of the root's node (the mapping both ways) copies
+ * against 114-180, 1 MiB 146-272 against 237-263; since the word follows the
+ * bytes without waiting for their completion (put_word), 96 KiB 40-48
+ * against 52-54, 128 KiB 47-53 against 57-59, and four PEs 128 KiB 121-259
+ * against 294-391 (alternating runs). Smaller ones go by mail (ll_broadcast).
+ * A member of the root's node (the mapping both ways) copies
  * the source itself once the root's message says it is ready, all of them at
  * once, and tells the root it is done. 1 when done this way. */
-#define PUSH_BCAST_BYTES ((size_t)256 << 10)
+#define PUSH_BCAST_BYTES ((size_t)64 << 10)
 static int push_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
                           int root_too) {
     struct ll x;
