@@ -81,20 +81,24 @@ static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, voi
     count_app(e);
 }
 
-/* n bytes in pieces of at most max_msg: blocking ones wait for their own
- * completions; nbi ones complete at quiet. */
+/* n bytes in pieces of at most max_msg, each counted in q (set here, before
+ * the first is posted), or completing at quiet (q NULL). */
+static void rma_pieces(struct fab_ep *e, const struct shmemi_route *r, char *buf, size_t n,
+                       void *desc, struct fab_req *q, int write, const char *fn) {
+    size_t max = shmemi_fab.max_msg;
+    uint64_t ra = shmemi_fab_raddr(r);
+    if (q)
+        *q = (struct fab_req){FAB_KIND_REQ, r->pe, (int)((n + max - 1) / max)};
+    for (size_t done = 0; done < n; done += max)
+        rma(e, r, ra + done, buf + done, n - done < max ? n - done : max, desc,
+            q ? FI_COMPLETION : 0, q ? (void *)q : FAB_CTX(r->pe), write, fn);
+}
+
+/* Blocking ones wait for their own completions; nbi ones complete at quiet. */
 static void rma_all(struct fab_ep *e, const struct shmemi_route *r, char *buf, size_t n, void *desc,
                     int nbi, int write, const char *fn) {
-    size_t max = shmemi_fab.max_msg, pieces = (n + max - 1) / max;
-    struct fab_req q = {FAB_KIND_REQ, r->pe, (int)pieces};
-    uint64_t ra = shmemi_fab_raddr(r);
-    for (size_t done = 0; done < n; done += max) {
-        size_t k = n - done < max ? n - done : max;
-        if (nbi)
-            rma(e, r, ra + done, buf + done, k, desc, 0, FAB_CTX(r->pe), write, fn);
-        else
-            rma(e, r, ra + done, buf + done, k, desc, FI_COMPLETION, &q, write, fn);
-    }
+    struct fab_req q = {0};
+    rma_pieces(e, r, buf, n, desc, nbi ? NULL : &q, write, fn);
     if (!nbi)
         shmemi_fab_wait_req(e, &q, fn);
 }
@@ -492,12 +496,8 @@ static void fabric_put_word(const struct shmemi_route *r, const void *src, size_
         fabric_word_store(w, v, fn);
         return;
     }
-    size_t max = shmemi_fab.max_msg;
-    struct fab_req q = {FAB_KIND_REQ, r->pe, (int)((n + max - 1) / max)};
-    uint64_t ra = shmemi_fab_raddr(r);
-    for (size_t done = 0; done < n; done += max)
-        rma(e, r, ra + done, (char *)src + done, n - done < max ? n - done : max, desc,
-            FI_COMPLETION, &q, 1, fn);
+    struct fab_req q;
+    rma_pieces(e, r, (char *)src, n, desc, &q, 1, fn);
     fabric_word_store(w, v, fn);
     shmemi_fab_wait_req(e, &q, fn);
 }
