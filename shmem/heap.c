@@ -450,7 +450,7 @@ void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
     if (align > shmemi.heap_align) {
         shmemi_debug("%s: alignment %zu is larger than the %zu the heap guarantees", fn, align,
                      shmemi.heap_align);
-        shmemi_barrier_all();
+        shmemi_barrier_all(fn);
         return NULL;
     }
     void *p = NULL;
@@ -468,7 +468,7 @@ void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
     }
     /* The allocation routines end with a barrier (the spec's rule): the
      * object exists on every PE before any PE uses it. */
-    shmemi_barrier_all();
+    shmemi_barrier_all(fn);
     return p;
 }
 
@@ -492,7 +492,7 @@ void shmemi_heap_free(void *ptr, const char *fn) {
     if (len)
         shmemi_plan_check_free(ptr, len, fn);
     /* Every PE is done with the object before anyone reuses its memory. */
-    shmemi_barrier_all();
+    shmemi_barrier_all(fn);
     pthread_mutex_lock(&heap_lock);
     int rc = shmemi_alloc_put(&heap_alloc, off);
     pthread_mutex_unlock(&heap_lock);
@@ -511,7 +511,7 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
         return NULL;
     }
     size_t off = checked_offset(ptr, fn), newoff = 0;
-    shmemi_barrier_all();
+    shmemi_barrier_all(fn);
     pthread_mutex_lock(&heap_lock);
     size_t old = shmemi_alloc_size(&heap_alloc, off);
     int moved = 0;
@@ -532,7 +532,7 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
     void *p = rc == SHMEMI_ALLOC_OK ? user_base() + newoff : alloc_failed(size, fn);
     if (p)
         shmemi_pages_populate_heap(newoff, size);
-    shmemi_barrier_all();
+    shmemi_barrier_all(fn);
     return p;
 }
 
@@ -548,7 +548,7 @@ void *shmemi_words_malloc(size_t size, const char *fn) {
     if (rc != SHMEMI_ALLOC_OK)
         shmemi_debug("%s: the %zu-byte words area has no room for %zu bytes", fn, SHMEMI_WORDS_SIZE,
                      size);
-    shmemi_barrier_all(); /* like every symmetric allocation */
+    shmemi_barrier_all(fn); /* like every symmetric allocation */
     return rc == SHMEMI_ALLOC_OK ? shmemi.heap_base + off : NULL;
 }
 
@@ -559,7 +559,7 @@ void shmemi_words_free(void *ptr, const char *fn) {
     }
     if (!ptr)
         return;
-    shmemi_barrier_all();
+    shmemi_barrier_all(fn);
     pthread_mutex_lock(&heap_lock);
     int rc = shmemi_alloc_put(&words_alloc, (size_t)((char *)ptr - shmemi.heap_base));
     pthread_mutex_unlock(&heap_lock);
@@ -573,7 +573,7 @@ void *shmem_calloc(size_t count, size_t size) {
     size_t bytes;
     if (__builtin_mul_overflow(count, size, &bytes)) {
         shmemi_check_init(__func__);
-        shmemi_barrier_all();
+        shmemi_barrier_all(__func__);
         return alloc_failed(SIZE_MAX, __func__);
     }
     void *p = shmemi_heap_malloc(0, bytes, __func__);
@@ -582,7 +582,7 @@ void *shmem_calloc(size_t count, size_t size) {
     else if (p)
         memset(p, 0, bytes);
     /* Zeroed everywhere before any peer writes into it. */
-    shmemi_barrier_all();
+    shmemi_barrier_all(__func__);
     return p;
 }
 

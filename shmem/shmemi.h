@@ -414,7 +414,7 @@ void shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *f
  * them (acquire) through the path that reaches it. */
 void shmemi_ivars_check(const void *ivars, size_t nelems, size_t esize, const char *fn);
 void shmemi_ivar_load(const void *ivar, size_t esize, void *out, const char *fn);
-void shmemi_barrier_all(void);
+void shmemi_barrier_all(const char *fn);
 void shmemi_sync_all(const char *fn);
 void shmemi_team_sync(const struct shmemi_team *team, const char *fn);
 /* Active-set barrier on the pSync words (no quiet). */

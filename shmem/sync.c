@@ -70,9 +70,9 @@ void shmemi_sync_all(const char *fn) {
     }
 }
 
-void shmemi_barrier_all(void) {
-    shmemi_quiet(shmemi_ctx_default_handle, "shmem_barrier_all");
-    shmemi_sync_all("shmem_barrier_all");
+void shmemi_barrier_all(const char *fn) {
+    shmemi_quiet(shmemi_ctx_default_handle, fn);
+    shmemi_sync_all(fn);
 }
 
 /* The host barriers and syncs first complete the work this PE queued on its
@@ -82,7 +82,7 @@ void shmemi_barrier_all(void) {
 void shmem_barrier_all(void) {
     shmemi_check_init(__func__);
     shmemi_paths_check(SHMEMI_CHECK_SYNC, __func__);
-    shmemi_barrier_all();
+    shmemi_barrier_all(__func__);
 }
 
 void shmem_sync_all(void) {

@@ -225,7 +225,7 @@ int shmemx_plan_create(void *buf, size_t size, const shmemx_chunk_t *schedule, s
         tail = &(*tail)->next;
     *tail = p;
     *plan = p;
-    shmemi_barrier_all();
+    shmemi_barrier_all(__func__);
     pthread_mutex_unlock(&shmemi_plan_lock);
     return 0;
 }
@@ -309,7 +309,7 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
     shmemi_plan_watch_drop(p);
     /* Every PE is here, done with the buffer: release the chains that wait for a
      * peer's next_round. */
-    shmemi_barrier_all();
+    shmemi_barrier_all(__func__);
     for (int q = 0; q < p->n; q++)
         __atomic_store_n(&p->w.fence[q], UINT32_MAX, __ATOMIC_RELEASE);
     pthread_mutex_lock(&shmemi_plan_lock);
@@ -324,13 +324,13 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
     } else {
         rc = drain(p, timeout_s);
         /* Every PE's copies into every buffer have landed after this barrier. */
-        shmemi_barrier_all();
+        shmemi_barrier_all(__func__);
         finish(p);
         /* Plans that were waiting behind this one can finish now, oldest first. */
         for (struct shmemx_plan *o = shmemi_plans; o; o = o->next)
             if (o->state == SHMEMX_PLAN_CLOSING && !blocked(o)) {
                 int orc = drain(o, timeout_s);
-                shmemi_barrier_all();
+                shmemi_barrier_all(__func__);
                 if (orc || *o->w.error)
                     shmemi_warn("plan %d, closed behind plan %d: %s", o->id, p->id,
                                 orc ? o->errmsg : shmemx_plan_strerror(-(int)*o->w.error));
@@ -339,7 +339,7 @@ int shmemx_plan_close(shmemx_plan_t p, double timeout_s) {
     }
     pthread_mutex_unlock(&shmemi_plan_lock);
     if (p->state == SHMEMX_PLAN_CLOSING)
-        shmemi_barrier_all();
+        shmemi_barrier_all(__func__);
     return rc ? rc : serr;
 }
 

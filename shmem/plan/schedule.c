@@ -141,7 +141,7 @@ int shmemi_plan_gather(struct shmemx_plan *p, const struct shmemi_plan_sched *hs
         for (size_t j = 0; j < schedule[i].nregions; j++)
             wr[k++] = schedule[i].regions[j];
     }
-    shmemi_barrier_all(); /* every PE's schedule is in its scratch */
+    shmemi_barrier_all("shmemx_plan_create"); /* every PE's schedule is in its scratch */
     p->nchunks = total_c;
     p->chunks = calloc(total_c ? total_c : 1, sizeof(*p->chunks));
     p->regions = calloc(total_r ? total_r : 1, sizeof(*p->regions));
