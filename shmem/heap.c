@@ -249,7 +249,7 @@ static char *map_peer(const struct pe_card *c, int fd, size_t size, off_t off, i
     }
     snprintf(name, sizeof(name), "PE %d's %s", pe, what);
     char *p = shmemi_pages_map(pfd, size, off, SHMEMI_HUGE_PAGE, name);
-    if (p && fd == c->data_fd && shmemi.cfg.HEAP_POPULATE)
+    if (p && fd == c->data_fd && strcmp(shmemi.cfg.HEAP_POPULATE, "off"))
         shmemi_pages_populate_file(pfd, p, size, off);
     close(pfd);
     return p;

@@ -12,12 +12,17 @@
  * placed that way. hugetlb puts the heap on MFD_HUGETLB pages instead (the
  * administrator reserves them: vm.nr_hugepages).
  *
- * Population (SHMEM_HEAP_POPULATE). Without it, the first put into a fresh
- * allocation takes one page fault per 4 KiB in the writer's mapping of the
- * target (and the first use of the page allocates and zeroes it): 8000
- * faults for a 33 MB put, a third of its time. Each symmetric allocation
- * therefore maps its pages into this PE's view of every PE's heap when it is
- * made (MADV_POPULATE_WRITE; collective, so every PE does its share at once),
+ * Population (SHMEM_HEAP_POPULATE). A page of another PE's heap that this PE
+ * has not mapped yet costs a page fault in the first transfer that touches it
+ * (and the first use of the page anywhere allocates and zeroes it): 8000
+ * faults for a 33 MB put, and again for every region a PE writes that
+ * another PE wrote before it. By default (transfer) a put or get of at least
+ * SHMEMI_PAGES_MAP_MIN maps the pages it covers in this PE's view with one
+ * MADV_POPULATE_WRITE before it copies, and remembers them (a bit a page, per
+ * PE and region): the pages a program never reaches stay unallocated (codes
+ * allocate for the worst case: a 1 GiB key buffer of which 33 MB are used).
+ * alloc maps each symmetric allocation's pages into this PE's view of every
+ * PE's heap when it is made (collective, so every PE does its share at once),
  * in 2 MiB chunks that are populated once. */
 #define _GNU_SOURCE
 #include "shmem/pages.h"
@@ -43,7 +48,14 @@ static struct {
     uint64_t *done;  /* heap chunks populated in every PE's mapping (bitmap) */
     size_t nchunks;
     int populate_works; /* MADV_POPULATE_WRITE known (0: touch the pages instead) */
+    /* SHMEM_HEAP_POPULATE=transfer: the pages of each PE's heap and static
+     * data mapped in this PE's view, a bit a page, made at first need
+     * (anonymous memory: the words never touched take none). */
+    uint64_t **seen;    /* [pe * 2 + region] */
+    size_t seen_len[2]; /* bytes of a bitmap of each region */
+    unsigned shift;     /* log2 of the page size */
 } pg = {.populate_works = 1};
+int shmemi_pages_lazy;
 static pthread_mutex_t populate_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The bracketed word of a sysfs choice file ("always [madvise] never"). */
@@ -101,6 +113,12 @@ int shmemi_pages_init(void) {
         pg.why = why;
     }
     shmemi_debug("symmetric memory: %s", pg.why);
+    /* Huge pages fault once per 2 MiB: nothing to gain there. */
+    if (!strcmp(shmemi.cfg.HEAP_POPULATE, "transfer") && pg.mode != SHMEMI_PAGES_HUGETLB) {
+        pg.seen = calloc((size_t)shmemi.n_pes * 2, sizeof(*pg.seen));
+        pg.shift = (unsigned)__builtin_ctzl((unsigned long)sysconf(_SC_PAGESIZE));
+        shmemi_pages_lazy = pg.seen != NULL;
+    }
     return 0;
 }
 
@@ -192,7 +210,7 @@ static void populate(char *addr, size_t len) {
 }
 
 void shmemi_pages_populate_heap(size_t off, size_t len) {
-    if (!shmemi.cfg.HEAP_POPULATE || !len || shmemi.heap_kind != SHMEMI_HEAP_HOST)
+    if (strcmp(shmemi.cfg.HEAP_POPULATE, "alloc") || !len || shmemi.heap_kind != SHMEMI_HEAP_HOST)
         return;
     pthread_mutex_lock(&populate_lock);
     if (!pg.done) {
@@ -232,10 +250,74 @@ void shmemi_pages_populate_file(int fd, char *map, size_t len, off_t off) {
     }
 }
 
+/* The bitmap of PE pe's region in this PE's view, made at first need. */
+static uint64_t *seen_bits(int pe, int region) {
+    uint64_t **slot = &pg.seen[(size_t)pe * 2 + (size_t)region];
+    uint64_t *b = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (b)
+        return b;
+    size_t size = region == SHMEMI_REGION_HEAP ? shmemi.heap_size : shmemi.data_size;
+    size_t len = ((size >> pg.shift) / 64 + 1) * sizeof(uint64_t);
+    void *m =
+        mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL; /* the transfer faults its pages in, as without this */
+    pg.seen_len[region] = len;
+    if (!__atomic_compare_exchange_n(slot, &b, (uint64_t *)m, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        munmap(m, len); /* another thread made it first */
+        return b;
+    }
+    return m;
+}
+
+static int seen_page(const uint64_t *bits, size_t p) {
+    return (int)((__atomic_load_n(&bits[p / 64], __ATOMIC_RELAXED) >> (p % 64)) & 1);
+}
+
+void shmemi_pages_map_range(int pe, int region, size_t off, size_t len) {
+    char *base = shmemi.peers[pe].base[region];
+    uint64_t *bits = base && pg.populate_works ? seen_bits(pe, region) : NULL;
+    if (!bits)
+        return;
+    size_t p = off >> pg.shift, last = (off + len - 1) >> pg.shift;
+    while (p <= last) {
+        if (__atomic_load_n(&bits[p / 64], __ATOMIC_RELAXED) == ~0ull) {
+            p = (p / 64 + 1) * 64; /* a word's pages all mapped */
+            continue;
+        }
+        if (seen_page(bits, p)) {
+            p++;
+            continue;
+        }
+        /* A run of pages not mapped yet: one call maps them all. Two threads
+         * may map the same run; no harm. */
+        size_t q = p + 1;
+        while (q <= last && !seen_page(bits, q))
+            q++;
+        populate(base + (p << pg.shift), (q - p) << pg.shift);
+        for (size_t i = p; i < q;) {
+            size_t k = i % 64, n = q - i < 64 - k ? q - i : 64 - k;
+            uint64_t mask = (n == 64 ? ~0ull : (1ull << n) - 1) << k;
+            __atomic_fetch_or(&bits[i / 64], mask, __ATOMIC_RELAXED);
+            i += n;
+        }
+        p = q;
+    }
+}
+
 void shmemi_pages_fini(void) {
     free(pg.done);
     pg.done = NULL;
     pg.nchunks = 0;
+    if (pg.seen) {
+        for (size_t i = 0; i < (size_t)shmemi.n_pes * 2; i++)
+            if (pg.seen[i])
+                munmap(pg.seen[i], pg.seen_len[i % 2]);
+        free(pg.seen);
+        pg.seen = NULL;
+    }
+    shmemi_pages_lazy = 0;
 }
 
 const char *shmemi_pages_describe(void) { return pg.why ? pg.why : "4 KiB pages"; }

@@ -26,8 +26,18 @@ void *shmemi_pages_map(int fd, size_t len, off_t off, size_t align, const char *
 /* MADV_HUGEPAGE where transparent huge pages are in use. */
 void shmemi_pages_advise(void *addr, size_t len);
 /* Map the pages of heap offsets [off, off + len) into this PE's mapping of every PE's heap
- * (SHMEM_HEAP_POPULATE; host heap kind). Call on every PE: allocations are collective. */
+ * (SHMEM_HEAP_POPULATE=alloc; host heap kind). Call on every PE: allocations are collective. */
 void shmemi_pages_populate_heap(size_t off, size_t len);
+/* SHMEM_HEAP_POPULATE=transfer (and pages of 4 KiB): transfers of at least this many bytes
+ * through a mapping of a host heap or static data first map the pages they cover that this
+ * PE has not mapped yet. */
+extern int shmemi_pages_lazy;
+#define SHMEMI_PAGES_MAP_MIN ((size_t)64 << 10)
+void shmemi_pages_map_range(int pe, int region, size_t off, size_t len);
+static inline void shmemi_pages_ready(int pe, int region, size_t off, size_t len) {
+    if (len >= SHMEMI_PAGES_MAP_MIN && shmemi_pages_lazy && region != SHMEMI_REGION_DEVICE)
+        shmemi_pages_map_range(pe, region, off, len);
+}
 /* Map the parts of fd's [off, off + len) that hold pages (not its holes) at `map`. */
 void shmemi_pages_populate_file(int fd, char *map, size_t len, off_t off);
 

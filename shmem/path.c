@@ -131,10 +131,12 @@ void shmemi_sym_get(void *dst, const void *sym, size_t n, int pe, const char *fn
         return;
     struct shmemi_route r;
     sym_route(&r, sym, n, pe, fn);
-    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED)
+    if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        shmemi_pages_ready(pe, r.region, r.off, n);
         sdma_copy_bytes(dst, r.addr, n);
-    else
+    } else {
         r.path->get(&shmemi_ctx_default, dst, &r, n, 0, fn);
+    }
 }
 
 void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn) {
@@ -143,6 +145,7 @@ void shmemi_sym_put(void *sym, const void *src, size_t n, int pe, const char *fn
     struct shmemi_route r;
     sym_route(&r, sym, n, pe, fn);
     if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        shmemi_pages_ready(pe, r.region, r.off, n);
         sdma_copy_bytes(r.addr, src, n);
         shmemi_wake_at(pe, r.addr, n);
     } else {
@@ -156,6 +159,7 @@ void shmemi_sym_put_word(void *sym, const void *src, size_t n, int pe, uint64_t 
     sym_route(&r, sym, n, pe, fn);
     shmemi_route_word(&w, pe, mine);
     if (r.path->caps & SHMEMI_PATH_HOST_MAPPED) {
+        shmemi_pages_ready(pe, r.region, r.off, n);
         sdma_copy_bytes(r.addr, src, n);
         /* Full: the copy's non-temporal stores come before the word's. */
         __atomic_thread_fence(__ATOMIC_SEQ_CST);

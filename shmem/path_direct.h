@@ -10,9 +10,11 @@
 
 #include "sdma/copy.h"
 #include "shmem/engine.h"
+#include "shmem/pages.h"
 
 /* A local buffer on this PE's device heap (GPU builds) is copied by the GPU
- * runtime, blocking; non-blocking copies of at least SHMEM_NBI_THRESHOLD
+ * runtime, blocking. A large transfer first maps the pages of the peer it
+ * covers that this PE has not mapped yet (shmem/pages.c). Non-blocking copies of at least SHMEM_NBI_THRESHOLD
  * bytes go to the copy engine and complete at quiet, where the engine has a
  * CPU of its own (SHMEM_NBI_ENGINE). */
 static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_route *r,
@@ -21,6 +23,7 @@ static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_r
         shmemi_local_copy(r->addr, src, n, fn);
         return;
     }
+    shmemi_pages_ready(r->pe, r->region, r->off, n);
     if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_offload() &&
         shmemi_engine_copy(c, r->addr, src, n, r->pe, fn))
         return;
@@ -34,6 +37,7 @@ static inline void shmemi_direct_get(struct shmemi_ctx *c, void *dst, const stru
         shmemi_local_copy(dst, r->addr, n, fn);
         return;
     }
+    shmemi_pages_ready(r->pe, r->region, r->off, n);
     if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && shmemi_engine_offload() &&
         shmemi_engine_copy(c, dst, r->addr, n, r->pe, fn))
         return;
