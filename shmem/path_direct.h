@@ -14,9 +14,9 @@
 
 /* A local buffer on this PE's device heap (GPU builds) is copied by the GPU
  * runtime, blocking. A large transfer first maps the pages of the peer it
- * covers that this PE has not mapped yet (shmem/pages.c). Non-blocking copies of at least SHMEM_NBI_THRESHOLD
- * bytes go to the copy engine and complete at quiet, where the engine has a
- * CPU of its own (SHMEM_NBI_ENGINE). */
+ * covers that this PE has not mapped yet (shmem/pages.c). Non-blocking copies
+ * of at least SHMEM_NBI_THRESHOLD bytes go to the copy engine and complete at
+ * quiet, where the engine has a CPU of its own (SHMEM_NBI_ENGINE). */
 static inline void shmemi_direct_put(struct shmemi_ctx *c, const struct shmemi_route *r,
                                      const void *src, size_t n, int nbi, const char *fn) {
     if (SHMEMI_UNLIKELY(shmemi_on_device(src))) {
