@@ -56,9 +56,11 @@ static void direct_put_signal(struct shmemi_ctx *c, const struct shmemi_route *r
                               int nbi, const char *fn) {
     /* Large non-blocking ones: the copy and the signal on one engine queue,
      * which completes the copy before it runs the signal's atomic. */
-    if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && !shmemi_on_device(src) && shmemi_engine_offload() &&
-        shmemi_engine_copy_signal(c, r->addr, src, n, sig, signal, sig_op, fn))
-        return;
+    if (nbi && n >= shmemi.cfg.NBI_THRESHOLD && !shmemi_on_device(src) && shmemi_engine_offload()) {
+        shmemi_pages_ready(r->pe, r->region, r->off, n);
+        if (shmemi_engine_copy_signal(c, r->addr, src, n, sig, signal, sig_op, fn))
+            return;
+    }
     shmemi_direct_put(c, r, src, n, 0, fn);
     direct_signal(c, sig, signal, sig_op, 0, fn);
 }
