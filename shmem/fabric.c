@@ -448,6 +448,15 @@ int shmemi_fab_open(void) {
     shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;
     shmemi_fab.mr_endpoint = !!(mode & FI_MR_ENDPOINT);
     shmemi_fab.waw = !!(info->tx_attr->msg_order & info->rx_attr->msg_order & FI_ORDER_WAW);
+    /* FI_ORDER_WAW orders writes and atomics with each other too; the RMA_
+     * and ATOMIC_ forms each among themselves (tcp;ofi_rxm: its atomics are
+     * messages of its own); FI_ORDER_SAW places a message after both. */
+    uint64_t ord = info->tx_attr->msg_order & info->rx_attr->msg_order;
+    int saw = ord & FI_ORDER_SAW ? FAB_WAY_MESSAGE : 0;
+    shmemi_fab.behind[0] = (ord & (FI_ORDER_WAW | FI_ORDER_RMA_WAW) ? FAB_WAY_WRITE : 0) |
+                           (ord & FI_ORDER_WAW ? FAB_WAY_ATOMIC : 0) | saw;
+    shmemi_fab.behind[1] = (ord & (FI_ORDER_WAW | FI_ORDER_ATOMIC_WAW) ? FAB_WAY_ATOMIC : 0) |
+                           (ord & FI_ORDER_WAW ? FAB_WAY_WRITE : 0) | saw;
     shmemi_fab.inject = info->tx_attr->inject_size;
     shmemi_fab.max_msg = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : SIZE_MAX;
     if (shmemi_fab.max_msg > ((size_t)1 << 30))
@@ -568,15 +577,21 @@ int shmemi_fab_open(void) {
                                                          "from GPU memory"
                                                        : "is staged through pinned host buffers "
                                                          "(messages the target carries out)");
+    int how[3] = {0, 0, 0}; /* AMOs (operation, size) natively, by CAS, by messages */
+    for (int op = 0; op < FAB_AMO_OPS; op++)
+        for (int s8 = 0; s8 < 2; s8++)
+            how[shmemi_fab.amo_how[op][s8]]++;
     shmemi_debug("fabric: %s, domain %s, mr_mode 0x%llx%s, inject %zu bytes, transfers in "
-                 "pieces of up to %zu bytes, %s progress, %s quiet%s",
+                 "pieces of up to %zu bytes, %s progress, %s quiet%s; AMOs: %d native, %d by "
+                 "compare-and-swap, %d by messages",
                  shmemi_fab.prov, info->domain_attr->name, (unsigned long long)mode,
                  shmemi.cfg.OFI_MR_LOCAL ? " (FI_MR_LOCAL asked for)" : "", shmemi_fab.inject,
                  shmemi_fab.max_msg, shmemi_fab.auto_progress ? "automatic" : "manual",
                  rb    ? "readback"
                  : wrb ? "writes read back, atomics delivered"
                        : "delivery",
-                 shmemi_fab.waw ? ", ordered writes" : "");
+                 shmemi_fab.waw ? ", ordered writes" : "", how[FAB_AMO_NATIVE], how[FAB_AMO_CAS],
+                 how[FAB_AMO_AM]);
     return 0;
 }
 

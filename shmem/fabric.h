@@ -90,6 +90,12 @@ struct fab_ep {
     uint64_t app_issued, app_quieted;
     uint64_t *dirty; /* readback quiet: PEs written to since the last quiet (bits) */
     uint64_t *acked; /* PEs whose first write since the last quiet was delivered */
+    /* Atomics, cleared by quiet (see fabric_fence): the ways (FAB_WAY_*) of
+     * the application's transfers posted since the last quiet that complete
+     * at quiet; and the ways whose next transfer waits for a quiet first (a
+     * fence passed without one while the provider does not place them after
+     * those in flight). */
+    int ways, fenced;
     uint64_t errors; /* cntr's error count already reported (atomic) */
     pthread_mutex_t stage_lock;
     /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of
@@ -104,6 +110,12 @@ struct fab_ep {
     struct fab_ep *next;
     char *file;
 };
+
+/* The ways a transfer takes, as fences order them: a write; an atomic; a
+ * message (sent from the main endpoint, which the target carries out); an
+ * atomic to a PE whose puts do not take the fabric (this PE, a PE of this
+ * node), which no provider order places before them. */
+enum { FAB_WAY_WRITE = 1, FAB_WAY_ATOMIC = 2, FAB_WAY_MESSAGE = 4, FAB_WAY_ASIDE = 8 };
 
 /* How an AMO (operation, size) reaches a peer. */
 enum fab_amo_how { FAB_AMO_NATIVE, FAB_AMO_CAS, FAB_AMO_AM };
@@ -131,6 +143,7 @@ struct fab {
     int mr_local;    /* local buffers need a registration (FI_MR_LOCAL, or asked for) */
     int mr_endpoint; /* registrations bind to an endpoint: contexts share the main one */
     int waw;         /* writes and atomics land in the order posted (FI_ORDER_WAW) */
+    int behind[2];   /* the ways placed after writes [0], atomics [1] posted before */
     uint64_t dc;     /* atomics: FI_DELIVERY_COMPLETE, or 0 with a readback quiet */
     uint64_t wdc;    /* writes: the same (0 also where only writes are read back) */
     int dev_hmem;    /* the device heap is registered (FI_HMEM) */

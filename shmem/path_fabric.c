@@ -22,8 +22,16 @@
  *         every transfer is FI_DELIVERY_COMPLETE, so they are visible at
  *         their targets (or, SHMEM_OFI_QUIET=readback, a read from every PE
  *         written to since the last quiet comes back after those writes)
- *   fence a quiet: AMOs of every PE go through the fabric while puts to the
- *         PEs of this node do not, and a fence orders both
+ *   fence every put, AMO and signal of a context that does not complete
+ *         before its call returns is a write or atomic of the context's one
+ *         endpoint (staged and fetching transfers are waited for): where the
+ *         provider places writes and atomics in order (FI_ORDER_WAW), nothing
+ *         to wait for. Else the first transfer after it of a way the
+ *         provider does not place after those in flight (an atomic after
+ *         writes over tcp;ofi_rxm, a message of the target's from another
+ *         endpoint) waits for a quiet. A quiet where an atomic still in
+ *         flight went to a PE whose puts do not take the fabric (this PE, a
+ *         PE of this node: AMOs of every PE go through the fabric)
  *
  * Local buffers the provider cannot take (unregistered memory where the
  * provider has FI_MR_LOCAL; this PE's device heap without FI_HMEM) go
@@ -69,6 +77,14 @@ static void post(struct fab_ep *e, int pe, int region, uint64_t ra, void *buf, s
     __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
 }
 
+/* A transfer that completes at quiet was posted on e, taking `way`, and
+ * counted: marked after (release), so a quiet that clears the mark waits for
+ * it. */
+static void in_flight(struct fab_ep *e, int way) {
+    if (!(__atomic_load_n(&e->ways, __ATOMIC_RELAXED) & way))
+        __atomic_fetch_or(&e->ways, way, __ATOMIC_RELEASE);
+}
+
 /* An application's transfer, posted: counted after issued (release), so a
  * quiet that reads this count also waits for the transfers it counts. */
 static void count_app(struct fab_ep *e) { __atomic_fetch_add(&e->app_issued, 1, __ATOMIC_RELEASE); }
@@ -79,6 +95,8 @@ static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, voi
         flags |= shmemi_fab_write_flags(e, r->pe);
     post(e, r->pe, r->region, ra, buf, n, desc, flags, ctx, write, write ? "a put" : "a get", fn);
     count_app(e);
+    if (write)
+        in_flight(e, FAB_WAY_WRITE);
 }
 
 /* n bytes in pieces of at most max_msg, each counted in q (set here, before
@@ -192,6 +210,12 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
      * application transfer since the last quiet that found them all done:
      * only protocol words (a barrier's) may be on their way, which no quiet
      * promises. */
+    /* Acquire: the counts read next cover the transfers whose marks these
+     * clear. */
+    if (__atomic_load_n(&e->ways, __ATOMIC_RELAXED))
+        __atomic_exchange_n(&e->ways, 0, __ATOMIC_ACQ_REL);
+    if (__atomic_load_n(&e->fenced, __ATOMIC_RELAXED))
+        __atomic_exchange_n(&e->fenced, 0, __ATOMIC_ACQ_REL);
     uint64_t app = __atomic_load_n(&e->app_issued, __ATOMIC_ACQUIRE);
     int waited = 0;
     if (app != __atomic_load_n(&e->app_quieted, __ATOMIC_RELAXED)) {
@@ -220,6 +244,23 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
 
 static int by_messages(const struct shmemi_route *r) {
     return shmemi_fab.peers[r->pe].reach[r->region] != 1;
+}
+
+/* The endpoint of c, or NULL where c has posted nothing yet. */
+static struct fab_ep *ctx_ep(struct shmemi_ctx *c) {
+    if (!shmemi_fab.open)
+        return NULL;
+    return c == &shmemi_ctx_default || shmemi_fab.mr_endpoint
+               ? &shmemi_fab.main
+               : __atomic_load_n((struct fab_ep **)&c->fabric, __ATOMIC_ACQUIRE);
+}
+
+/* A transfer of c's is about to take `way`: after a fence that left it
+ * unordered, once c's transfers before the fence are complete. */
+static void after_fence(struct shmemi_ctx *c, int way, const char *fn) {
+    struct fab_ep *e = ctx_ep(c);
+    if (e && (__atomic_load_n(&e->fenced, __ATOMIC_RELAXED) & way))
+        shmemi_fab_quiet(e, fn);
 }
 
 /* Blocking puts of up to BOUNCE_BYTES on the PE's endpoint return once their
@@ -275,9 +316,11 @@ static int bounced(struct fab_ep *e, const struct shmemi_route *r, const void *s
 static void fabric_put(struct shmemi_ctx *c, const struct shmemi_route *r, const void *src,
                        size_t n, int nbi, const char *fn) {
     if (SHMEMI_UNLIKELY(by_messages(r))) {
+        after_fence(c, FAB_WAY_MESSAGE, fn);
         shmemi_fab_am_put(r, src, n, fn);
         return;
     }
+    after_fence(c, FAB_WAY_WRITE, fn);
     struct fab_ep *e = shmemi_fab_ep(c, fn);
     void *desc;
     if (SHMEMI_UNLIKELY(shmemi_fab_local(src, n, &desc))) {
@@ -396,6 +439,9 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
     }
     __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
     count_app(e);
+    if (!q.pending) /* complete at quiet */
+        in_flight(e, shmemi.peers[r->pe].path[r->region] == &shmemi_path_fabric ? FAB_WAY_ATOMIC
+                                                                                : FAB_WAY_ASIDE);
     shmemi_fab_wait_req(e, &q, fn);
     if (result) {
         *result = 0;
@@ -425,9 +471,11 @@ static void fabric_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum 
                        size_t size, uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
     int how = by_messages(r) ? FAB_AMO_AM : shmemi_fab.amo_how[op][size == 8];
     if (how == FAB_AMO_AM) {
+        after_fence(c, FAB_WAY_MESSAGE, fn);
         shmemi_fab_am_amo(r, op, size, value, cond, old, fn);
         return;
     }
+    after_fence(c, FAB_WAY_ATOMIC, fn);
     struct fab_ep *e = shmemi_fab_ep(c, fn);
     if (how == FAB_AMO_CAS) {
         uint64_t o = cas_loop(e, r, op, size, value, fn);
@@ -525,13 +573,37 @@ static void fabric_load(const struct shmemi_route *r, void *out, size_t size, co
 
 static void fabric_quiet(struct shmemi_ctx *c, int pe, const char *fn) {
     (void)pe;
-    if (!shmemi_fab.open)
-        return;
-    struct fab_ep *e = c == &shmemi_ctx_default || shmemi_fab.mr_endpoint
-                           ? &shmemi_fab.main
-                           : __atomic_load_n((struct fab_ep **)&c->fabric, __ATOMIC_ACQUIRE);
+    struct fab_ep *e = ctx_ep(c);
     if (e)
         shmemi_fab_quiet(e, fn);
+}
+
+/* Where the provider places the endpoint's transfers of the ways in flight
+ * before those posted after them, the fence has nothing to wait for (over
+ * tcp a quiet is a round trip, a pipelined wavefront's fence a third of its
+ * step): the first transfer of a way it does not so place waits for a quiet
+ * instead (messages leave from the main endpoint: behind no other's). An
+ * atomic to a PE reached also another way: a quiet. */
+static void fabric_fence(struct shmemi_ctx *c, int pe, const char *fn) {
+    (void)pe;
+    struct fab_ep *e = ctx_ep(c);
+    int ways = e ? __atomic_load_n(&e->ways, __ATOMIC_RELAXED) : 0;
+    if (!ways)
+        return;
+    if (ways & FAB_WAY_ASIDE) {
+        shmemi_fab_quiet(e, fn);
+        return;
+    }
+    int behind = FAB_WAY_WRITE | FAB_WAY_ATOMIC | FAB_WAY_MESSAGE;
+    if (ways & FAB_WAY_WRITE)
+        behind &= shmemi_fab.behind[0];
+    if (ways & FAB_WAY_ATOMIC)
+        behind &= shmemi_fab.behind[1];
+    if (e != &shmemi_fab.main)
+        behind &= ~FAB_WAY_MESSAGE;
+    int wait = (FAB_WAY_WRITE | FAB_WAY_ATOMIC | FAB_WAY_MESSAGE) & ~behind;
+    if ((__atomic_load_n(&e->fenced, __ATOMIC_RELAXED) & wait) != wait)
+        __atomic_fetch_or(&e->fenced, wait, __ATOMIC_RELAXED);
 }
 
 static void fabric_check(int how, const char *fn) {
@@ -613,7 +685,7 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .mail_bytes = shmemi_fab_am_mail_bytes,
     .load = fabric_load,
     .quiet = fabric_quiet,
-    .fence = fabric_quiet,
+    .fence = fabric_fence,
     .check = fabric_check,
     .progress = fabric_progress,
     .ctx_free = fabric_ctx_free,

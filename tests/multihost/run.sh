@@ -4,9 +4,9 @@
 # the PEs of one host map each other while those of the other are reached through
 # libfabric (tcp over the veth pair). Runs:
 #   - standard programs at 2 PEs (one per host) and 4 PEs (two per host): static data,
-#     heap RMA, AMOs, wait/test, signals, barriers, contexts, a context on a split team,
-#     collectives, locks, a triggered plan, copy-engine puts (scripts/dev.sh fabric runs
-#     the whole functional suite this way);
+#     heap RMA, AMOs, wait/test, signals, ordering by fence, barriers, contexts, a context
+#     on a split team, collectives, locks, a triggered plan, copy-engine puts
+#     (scripts/dev.sh fabric runs the whole functional suite this way);
 #   - a PE killed mid-job on the host mpirun started on (PE 0) and on the other one
 #     (PE 1): the job ends non-zero within 20 s, naming it;
 #   - PEs that leave without shmem_finalize while the others wait (the liveness record,
@@ -48,8 +48,8 @@ verdict() { # verdict OK NAME: print a line, count a failure
 }
 
 for np in 2 4; do
-    for p in static_data heap_rma amo wait_test signals barrier_sync team_ctx team_split \
-        coll_team lock plan_run sdma_put; do
+    for p in static_data heap_rma amo wait_test signals fence_order barrier_sync team_ctx \
+        team_split coll_team lock plan_run sdma_put; do
         mpi 120 $np "$b/tests/func/$p"
         ok=1
         [ $rc = 0 ] && echo "$out" | grep -q "PASS" && ok=0
