@@ -247,12 +247,16 @@ struct fab_req {
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn);
 enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
 
+/* An application's thread posts a transfer (fabric_progress.c). */
+void shmemi_fab_posting(void);
+
 /* Post with `call` (an expression that may use nothing but its arguments),
  * retrying while the provider is out of resources. */
 #define FAB_POST(e, pe, what, fn, call)                                                            \
     do {                                                                                           \
         ssize_t rc_;                                                                               \
         struct shmemi_spin sp_ = {0};                                                              \
+        shmemi_fab_posting();                                                                      \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
             shmemi_fab_progress(e);                                                                \
             shmemi_spin(&sp_);                                                                     \
