@@ -243,6 +243,8 @@ static int ep_open(struct fab_ep *e, int main_ep) {
     }
     if (rc)
         return rc;
+    if (main_ep)
+        shmemi_fab.cq_waits = qa.wait_obj != FI_WAIT_NONE;
     if (main_ep && (rc = unique_name(info)))
         return rc;
     if (!main_ep) {

@@ -152,6 +152,7 @@ struct fab {
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
     int auto_progress;               /* the provider moves data outside libfabric calls */
     int sleeps;                      /* the progress thread sleeps when idle (see fabric.c) */
+    int cq_waits;                    /* the main queue has a wait object (fi_cq_sread) */
     size_t eager;                    /* largest message sent without a handshake (0: any) */
     double timeout_s;
     const char *prov; /* the provider's name */

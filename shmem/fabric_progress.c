@@ -223,8 +223,9 @@ void shmemi_fab_progress_start(void) {
         return; /* the provider progresses by itself */
     if (!strcmp(mode, "caller"))
         return;
-    int fd = -1;
-    prog.wait = !strcmp(mode, "wait") && fi_control(&shmemi_fab.main.cq->fid, FI_GETWAIT, &fd) == 0;
+    /* (FI_GETWAIT would say too, but writes a structure of the provider's
+     * own type: net's pollfd set overran an int.) */
+    prog.wait = !strcmp(mode, "wait") && shmemi_fab.cq_waits;
     prog.interval_us = shmemi.cfg.OFI_PROGRESS_INTERVAL;
     prog.stop = 0;
     if (pthread_create(&prog.thread, NULL, progress_main, NULL))
