@@ -23,9 +23,9 @@
 # --fabric PROV compares the two over a fabric on this machine instead: ours
 # with every PE reached through libfabric's PROV provider (SHMEM_FORCE_FABRIC=1;
 # tcp on the loopback interface), the peer through UCX's matching transport
-# (tcp on lo, with its MPI layer's collectives on tcp too; or sm), the
-# micro-benchmarks only (latency, bandwidth, AMOs, barrier, message rate,
-# collectives). Set SHMEM_LAUNCHER, SHMEM_MPIRUN
+# (tcp on lo, with its MPI layer's collectives on tcp too; or sm): the
+# micro-benchmarks (latency, bandwidth, AMOs, barrier, message rate,
+# collectives) and the application kernels. Set SHMEM_LAUNCHER, SHMEM_MPIRUN
 # and THEIRS_OSHRUN to run across hosts (tests/multihost/netns.sh).
 #
 # Environment (defaults in brackets):
@@ -127,7 +127,6 @@ say() { printf '%s\n' "$*" >&2; }
 core="put_lat get_lat pingpong_lat put_bw get_bw bibw amo_lat barrier_lat msg_rate"
 optional="coll_lat"
 apps="apps/stencil apps/transpose apps/wavefront apps/bucket_sort"
-[ -n "$fabric" ] && apps="" # the micro-benchmarks only
 for side in ours theirs; do
     [ $side = ours ] && [ $do_ours = 0 ] && continue
     [ $side = theirs ] && [ $do_theirs = 0 ] && continue
@@ -159,7 +158,8 @@ runs=(
 )
 if [ -n "$fabric" ]; then
     runs=("put_lat" "put_lat --nbi" "get_lat" "pingpong_lat" "put_bw" "put_bw --nbi" "get_bw"
-          "bibw" "amo_lat" "barrier_lat" "msg_rate" "coll_lat")
+          "bibw" "amo_lat" "barrier_lat" "msg_rate" "coll_lat"
+          "apps/stencil" "apps/transpose" "apps/wavefront" "apps/bucket_sort")
 fi
 quick_args() {
     case "$1" in
