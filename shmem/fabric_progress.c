@@ -8,10 +8,10 @@
  * in the provider's wait object, woken by the sockets -- which the provider
  * then signals on every completion, a write and a read of a pipe per
  * transfer (a quarter of an 8-byte put's latency over tcp). By default
- * (auto) both, where the provider's wait object watches its sockets: the
- * thread polls while transfers come and, idle for PROG_IDLE_NS, sleeps
- * there, so an idle PE's thread never wakes, and a peer's transfer into a PE
- * that computes wakes it. Threads waiting inside the library run the
+ * (auto) the latter where the provider's wait object watches its sockets: a
+ * look that finds nothing to do puts the thread to sleep there, so an idle
+ * PE's thread never wakes, and a peer's transfer into a PE that computes
+ * wakes it; elsewhere the former. Threads waiting inside the library run the
  * progress themselves (shmemi_spin_slow), and meanwhile the thread stays out
  * of their way. */
 #define _GNU_SOURCE
@@ -42,13 +42,6 @@ static struct {
  * that stopped calling the library waits at most twice the longest step. */
 #define PROG_STEP_ASIDE_US 2000
 #define PROG_STEP_ASIDE_MAX_US 8000
-
-/* Idle this long (no completion, no progress call of the application), the
- * thread of SHMEM_OFI_PROGRESS=auto sleeps until the provider's sockets
- * wake it: past the back-off to the polling interval, a peer's transfer
- * waits for the wake (tens of us) rather than for the next look (up to the
- * interval). */
-#define PROG_IDLE_NS 4000000
 
 static double now_s(void) { return (double)shmemi_now_ns() * 1e-9; }
 
@@ -171,7 +164,6 @@ static void *progress_main(void *arg) {
     pthread_setname_np(pthread_self(), "shmem-fabric");
     long sleep_us = 1, aside_us = PROG_STEP_ASIDE_US;
     uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
-    uint64_t busy_at = shmemi_now_ns();
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
         if (now != seen) {
@@ -180,16 +172,24 @@ static void *progress_main(void *arg) {
             nanosleep(&ts, NULL);
             aside_us =
                 aside_us * 2 < PROG_STEP_ASIDE_MAX_US ? aside_us * 2 : PROG_STEP_ASIDE_MAX_US;
-            busy_at = shmemi_now_ns();
             continue;
         }
         aside_us = PROG_STEP_ASIDE_US;
-        if (prog.wait || (shmemi_fab.sleeps && shmemi_fab_am_idle() &&
-                          shmemi_now_ns() - busy_at > PROG_IDLE_NS)) {
+        int did = drain(&shmemi_fab.main, "the fabric's progress thread");
+        shmemi_fab_am_progress();
+        if (did) {
+            sleep_us = 1;
+            continue;
+        }
+        /* Nothing to do: asleep in the provider until a socket has data
+         * (which it then progresses: a peer's transfer into this PE), a
+         * message arrives, or fi_cq_signal at close. At once, not after a
+         * while of polling: over net a stencil's computing threads lost their
+         * cores 1300 times a second to the polling looks, 550 without (and
+         * the first get from a PE that computes is served as fast: 45-53
+         * us). */
+        if (prog.wait || (shmemi_fab.sleeps && shmemi_fab_am_idle())) {
             struct fi_cq_msg_entry ent;
-            /* Asleep in the provider until a socket has data (which it then
-             * progresses: a peer's transfer into this PE), a message
-             * arrives, or fi_cq_signal at close. */
             ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, prog.wait ? 100 : -1);
             if (n == 1)
                 complete(&ent);
@@ -197,14 +197,6 @@ static void *progress_main(void *arg) {
                 report(&shmemi_fab.main, "the fabric's progress thread");
             shmemi_fab_am_progress();
             sleep_us = 1;
-            busy_at = shmemi_now_ns();
-            continue;
-        }
-        int did = drain(&shmemi_fab.main, "the fabric's progress thread");
-        shmemi_fab_am_progress();
-        if (did) {
-            sleep_us = 1;
-            busy_at = shmemi_now_ns();
             continue;
         }
         /* Idle: back off (a peer's transfer waits at most this long when this
