@@ -120,7 +120,7 @@ sanitize)
         env ASAN_OPTIONS="$leaks" UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
             SHMEM_FORCE_FABRIC=1 "$prov" SHMEM_OFI_DOMAIN=lo \
             ctest --test-dir "$BUILD_DIR-asan" --output-on-failure -j "$JOBS" -L func \
-            -R 'func\.(static_data|heap_rma|amo|signals|lock|coll_small|coll_team|coll_active|scan|team_split|team_ctx|many_ctx|plan_run)\.np(2|4)'
+            -R 'func\.(static_data|heap_rma|amo|signals|fence_order|lock|coll_small|coll_team|coll_active|scan|team_split|team_ctx|many_ctx|plan_run)\.np(2|4)'
     done
     ;;
 fabric)
@@ -165,7 +165,7 @@ fabric)
              "SHMEM_OFI_ATOMICS=am FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo"; do
         # shellcheck disable=SC2086
         env SHMEM_FORCE_FABRIC=1 $v ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" \
-            -R 'func\.(static_data|heap_rma|amo|signals|lock|coll_team|team_split|plan_run)\.np4'
+            -R 'func\.(static_data|heap_rma|amo|signals|fence_order|lock|coll_team|team_split|plan_run)\.np4'
         rm -f "${stale[@]}"
         stale=()
     done
