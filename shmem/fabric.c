@@ -69,7 +69,9 @@ struct fab_card {
     int32_t atomics;    /* SHMEM_OFI_ATOMICS as an index: every PE must agree */
     int32_t local_only; /* the interface reaches this node only: 1 loopback, 2 shm */
     uint64_t node[3];   /* shmemi_node_key */
+    uint64_t bell_len;  /* the doorbell's name (0: none; every PE agrees) */
     char name[NAME_MAX_BYTES];
+    char bell[NAME_MAX_BYTES];
 };
 
 /* Whether the provider's interface reaches no other node: 1, an address of
@@ -195,10 +197,10 @@ static void forget_name(void) {
  * NULL: a context endpoint's cannot go early (a peer maps it when the first
  * transfer from it arrives), so it is kept for shmemi_fab_abandon, and the
  * PE's until forget_name. */
-static char *file_of(struct fab_ep *e) {
+static char *file_of(struct fid_ep *ep) {
     char name[NAME_MAX_BYTES];
     size_t len = sizeof(name) - 1;
-    if (strcmp(shmemi_fab.prov, "shm") || fi_getname(&e->ep->fid, name, &len))
+    if (strcmp(shmemi_fab.prov, "shm") || fi_getname(&ep->fid, name, &len))
         return NULL;
     name[len < sizeof(name) ? len : sizeof(name) - 1] = 0;
     const char *file = strstr(name, "://");
@@ -217,6 +219,30 @@ void shmemi_fab_abandon(void) {
         if (e->file)
             (void)shm_unlink(e->file);
     pthread_mutex_unlock(&ep_lock);
+}
+
+/* The provider's description with a source address of its own: none (the
+ * provider picks one, a free port), or for providers that name endpoints by
+ * strings (shm) the main one's with a suffix and a serial number. */
+struct fi_info *shmemi_fab_fresh_info(const char *suffix) {
+    struct fi_info *info = fi_dupinfo(shmemi_fab.info);
+    if (!info)
+        return NULL;
+    char *name = NULL;
+    size_t len = 0;
+    static unsigned serial;
+    if (info->addr_format == FI_ADDR_STR && info->src_addr) {
+        if (asprintf(&name, "%s%s%u", (const char *)info->src_addr, suffix,
+                     __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) < 0)
+            name = NULL;
+        len = name ? strlen(name) + 1 : 0;
+    } else if (info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6) {
+        len = any_port(info, &name); /* net: no endpoint without an address */
+    }
+    free(info->src_addr);
+    info->src_addr = name;
+    info->src_addrlen = len;
+    return info;
 }
 
 /* An endpoint bound to the AV, with its own counter and queue. The main one
@@ -247,27 +273,8 @@ static int ep_open(struct fab_ep *e, int main_ep) {
         shmemi_fab.cq_waits = qa.wait_obj != FI_WAIT_NONE;
     if (main_ep && (rc = unique_name(info)))
         return rc;
-    if (!main_ep) {
-        /* A source address of its own: none (the provider picks one, a free
-         * port), or for providers that name endpoints by strings (shm) the
-         * main one's with a suffix. */
-        if (!(info = fi_dupinfo(shmemi_fab.info)))
-            return -FI_ENOMEM;
-        char *name = NULL;
-        size_t len = 0;
-        static unsigned serial;
-        if (info->addr_format == FI_ADDR_STR && info->src_addr) {
-            if (asprintf(&name, "%s_c%u", (const char *)info->src_addr,
-                         __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED)) < 0)
-                name = NULL;
-            len = name ? strlen(name) + 1 : 0;
-        } else if (info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6) {
-            len = any_port(info, &name); /* net: no endpoint without an address */
-        }
-        free(info->src_addr);
-        info->src_addr = name;
-        info->src_addrlen = len;
-    }
+    if (!main_ep && !(info = shmemi_fab_fresh_info("_c")))
+        return -FI_ENOMEM;
     rc = fi_endpoint(shmemi_fab.domain, info, &e->ep, NULL);
     if (!main_ep)
         fi_freeinfo(info);
@@ -281,6 +288,8 @@ static int ep_open(struct fab_ep *e, int main_ep) {
     size_t words = (size_t)(shmemi.n_pes + 63) / 64;
     if (!shmemi_fab.wdc && (!(e->dirty = calloc(words, sizeof(uint64_t))) ||
                             (shmemi_fab.dc && !(e->acked = calloc(words, sizeof(uint64_t))))))
+        return -FI_ENOMEM;
+    if (shmemi_fab.bell && !(e->towards = calloc(words, sizeof(uint64_t))))
         return -FI_ENOMEM;
     if (shmemi_fab.mr_local || shmemi.dev_size)
         return stage_open(e);
@@ -303,6 +312,7 @@ static void ep_close(struct fab_ep *e) {
     free(e->stage);
     free(e->dirty);
     free(e->acked);
+    free(e->towards);
     pthread_mutex_destroy(&e->stage_lock);
     memset(e, 0, sizeof(*e));
 }
@@ -324,7 +334,7 @@ struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn) {
         int rc = e ? ep_open(e, 0) : -FI_ENOMEM;
         if (rc)
             shmemi_fab_fail(rc, "opening a context's endpoint", -1, fn);
-        e->file = file_of(e);
+        e->file = file_of(e->ep);
         e->next = ctx_eps;
         ctx_eps = e;
         open_eps++;
@@ -494,7 +504,7 @@ int shmemi_fab_open(void) {
         return fail_open(rc, "fi_av_open");
     if ((rc = ep_open(&shmemi_fab.main, 1)))
         return fail_open(rc, "opening the endpoint");
-    main_file = file_of(&shmemi_fab.main);
+    main_file = file_of(shmemi_fab.main.ep);
     /* The host heap (user heap and the library's words), the data segment,
      * and the device heap where the provider registers GPU memory. */
     if ((rc = mr_open(SHMEMI_REGION_HEAP, shmemi.heap_base, shmemi.heap_size, 0)) ||
@@ -515,6 +525,19 @@ int shmemi_fab_open(void) {
     }
     if ((rc = shmemi_fab_am_open()))
         return fail_open(rc, "posting message buffers");
+    /* The progress thread's doorbell, where it sleeps (the same choice on
+     * every PE: the same provider and settings; never shm, whose endpoints
+     * are files, nor do its queues have wait objects). */
+    if (shmemi_fab.sleeps && strcmp(shmemi_fab.prov, "shm")) {
+        size_t words = (size_t)(shmemi.n_pes + 63) / 64;
+        if ((rc = shmemi_fab_bell_open()) ||
+            !(shmemi_fab.main.towards = calloc(words, sizeof(uint64_t)))) {
+            shmemi_debug("fabric: no doorbell (%s): the progress thread wakes for every "
+                         "transfer that reaches this PE",
+                         fi_strerror(rc < 0 ? -rc : FI_ENOMEM));
+            shmemi_fab_bell_close();
+        }
+    }
     shmemi_fab_amo_table();
 
     /* The exchange: names, keys, where each region starts. */
@@ -527,6 +550,10 @@ int shmemi_fab_open(void) {
     if ((rc = fi_getname(&shmemi_fab.main.ep->fid, me.name, &len)))
         return fail_open(rc, "fi_getname");
     me.name_len = len;
+    len = sizeof(me.bell);
+    if (shmemi_fab.bell && (rc = shmemi_fab_bell_name(me.bell, &len)))
+        return fail_open(rc, "fi_getname (doorbell)");
+    me.bell_len = shmemi_fab.bell ? len : 0;
     me.atomics = atomics_index();
     me.local_only = local_only(info);
     shmemi_node_key(me.node);
@@ -562,6 +589,14 @@ int shmemi_fab_open(void) {
                          info->domain_attr->name ? info->domain_attr->name : "");
         if (fi_av_insert(shmemi_fab.av, c->name, 1, &shmemi_fab.peers[pe].addr, 0, NULL) != 1)
             shmemi_fatal("fabric: cannot insert PE %d's address into the address vector (%s)", pe,
+                         shmemi_fab.prov);
+        if (!c->bell_len != !me.bell_len)
+            shmemi_fatal("PE %d %s a doorbell for its progress thread and PE %d %s: every PE "
+                         "needs the same SHMEM_OFI_PROGRESS",
+                         pe, c->bell_len ? "has" : "has no", shmemi.my_pe,
+                         me.bell_len ? "has" : "has not");
+        if (me.bell_len && shmemi_fab_bell_insert(pe, c->bell))
+            shmemi_fatal("fabric: cannot insert PE %d's doorbell into the address vector (%s)", pe,
                          shmemi_fab.prov);
         for (int g = 0; g < SHMEMI_REGIONS; g++) {
             shmemi_fab.peers[pe].raddr[g] = c->raddr[g];
@@ -616,6 +651,7 @@ void shmemi_fab_close(void) {
         return;
     shmemi_fab_progress_stop();
     shmemi_fab_am_close();
+    shmemi_fab_bell_close();
     ep_close(&shmemi_fab.main);
     for (int g = 0; g < SHMEMI_REGIONS; g++)
         if (shmemi_fab.mr[g])

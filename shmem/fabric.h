@@ -1,12 +1,15 @@
 /* The fabric: libfabric for the PEs this process does not map (PEs of other
- * nodes, or every other PE with SHMEM_FORCE_FABRIC). Shared by its three
- * files:
- *   fabric.c       provider choice, endpoints, memory registration, the
- *                  exchange of addresses and keys, completion, progress
- *   path_fabric.c  the row of the path table (RMA, AMOs, signals, quiet)
- *   fabric_am.c    messages the target PE carries out: AMOs a provider does
- *                  not offer (SHMEM_OFI_ATOMICS=am) and the device heap of a
- *                  GPU build where the provider cannot register GPU memory
+ * nodes, or every other PE with SHMEM_FORCE_FABRIC). Shared by its files:
+ *   fabric.c          endpoints, memory registration, the exchange of
+ *                     addresses and keys
+ *   fabric_choice.c   the provider's choice and what it can do
+ *   fabric_progress.c completion, waits, errors, the progress thread
+ *   fabric_bell.c     the progress thread's doorbell
+ *   path_fabric.c     the row of the path table (RMA, AMOs, signals, quiet)
+ *   fabric_am.c       messages the target PE carries out: AMOs a provider
+ *                     does not offer (SHMEM_OFI_ATOMICS=am) and the device
+ *                     heap of a GPU build where the provider cannot register
+ *                     GPU memory
  *
  * One RDM endpoint per PE (the main one: the target of every peer's
  * transfers, the initiator of the default context's) and one more per
@@ -88,8 +91,9 @@ struct fab_ep {
      * for: a barrier's quiet then reads no counter (each read runs the
      * provider's progress, a system call over sockets). */
     uint64_t app_issued, app_quieted;
-    uint64_t *dirty; /* readback quiet: PEs written to since the last quiet (bits) */
-    uint64_t *acked; /* PEs whose first write since the last quiet was delivered */
+    uint64_t *dirty;   /* readback quiet: PEs written to since the last quiet (bits) */
+    uint64_t *acked;   /* PEs whose first write since the last quiet was delivered */
+    uint64_t *towards; /* with a doorbell: PEs posted to since a quiet found none more (bits) */
     /* Atomics, cleared by quiet (see fabric_fence): the ways (FAB_WAY_*) of
      * the application's transfers posted since the last quiet that complete
      * at quiet; and the ways whose next transfer waits for a quiet first (a
@@ -153,6 +157,7 @@ struct fab {
     int auto_progress;               /* the provider moves data outside libfabric calls */
     int sleeps;                      /* the progress thread sleeps when idle (see fabric.c) */
     int cq_waits;                    /* the main queue has a wait object (fi_cq_sread) */
+    int bell;                        /* the progress thread sleeps on a doorbell (fabric_bell.c) */
     size_t eager;                    /* largest message sent without a handshake (0: any) */
     double timeout_s;
     const char *prov; /* the provider's name */
@@ -248,8 +253,31 @@ struct fab_req {
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn);
 enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
 
-/* An application's thread posts a transfer (fabric_progress.c). */
-void shmemi_fab_posting(void);
+/* An application's thread posts a transfer to pe on e (fabric_progress.c). */
+void shmemi_fab_posting(struct fab_ep *e, int pe);
+
+/* fabric_bell.c: the progress thread's doorbell, opened where it sleeps. */
+int shmemi_fab_bell_open(void);
+int shmemi_fab_bell_name(void *name, size_t *len);
+int shmemi_fab_bell_insert(int pe, const void *name);
+void shmemi_fab_bell_close(void);
+int shmemi_fab_bell_sleep(void); /* the progress thread: asleep until rung; the rings */
+int shmemi_fab_bell_rung(void);  /* the rings that came meanwhile */
+void shmemi_fab_bell_wake(void); /* the progress thread's sleep ends (its stop) */
+/* A wait for transfers to pe (-1: every PE e posted to) that may need the
+ * peer's progress: called every turn, it rings the peer's bell once the wait
+ * has lasted. */
+struct fab_stall {
+    uint64_t start, next; /* ns */
+};
+void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe);
+static inline void shmemi_fab_stall(struct fab_stall *s, struct fab_ep *e, int pe) {
+    if (shmemi_fab.bell)
+        shmemi_fab_stalled(s, e, pe);
+}
+/* fabric.c: the main endpoint's provider description with a source address
+ * of its own (suffix: a string address's). */
+struct fi_info *shmemi_fab_fresh_info(const char *suffix);
 
 /* Post with `call` (an expression that may use nothing but its arguments),
  * retrying while the provider is out of resources. */
@@ -257,9 +285,11 @@ void shmemi_fab_posting(void);
     do {                                                                                           \
         ssize_t rc_;                                                                               \
         struct shmemi_spin sp_ = {0};                                                              \
-        shmemi_fab_posting();                                                                      \
+        struct fab_stall st_ = {0, 0};                                                             \
+        shmemi_fab_posting(e, pe);                                                                 \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
             shmemi_fab_progress(e);                                                                \
+            shmemi_fab_stall(&st_, e, pe);                                                         \
             shmemi_spin(&sp_);                                                                     \
         }                                                                                          \
         if (rc_)                                                                                   \

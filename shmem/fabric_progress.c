@@ -8,12 +8,13 @@
  * in the provider's wait object, woken by the sockets -- which the provider
  * then signals on every completion, a write and a read of a pipe per
  * transfer (a quarter of an 8-byte put's latency over tcp). By default
- * (auto) the latter where the provider's wait object watches its sockets: a
- * look that finds nothing to do puts the thread to sleep there, so an idle
- * PE's thread never wakes, and a peer's transfer into a PE that computes
- * wakes it; elsewhere the former. Threads waiting inside the library run the
- * progress themselves (shmemi_spin_slow), and meanwhile the thread stays out
- * of their way. */
+ * (auto), where the provider's wait object watches its sockets, a look that
+ * finds nothing to do puts the thread to sleep on its doorbell
+ * (fabric_bell.c), which a peer rings when it waits for this PE: an idle
+ * PE's thread never wakes, nor does a PE's that computes while transfers
+ * nobody waits for reach it; elsewhere the thread polls. Threads waiting
+ * inside the library run the progress themselves (shmemi_spin_slow), and
+ * meanwhile the thread stays out of their way. */
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
@@ -155,14 +156,43 @@ void shmemi_fab_progress(struct fab_ep *e) { progress_for(e, NULL); }
  * looking meanwhile, each look and post handing the provider's lock over (a
  * futex call each). A PE that only posts then serves its peers' transfers
  * at the thread's next look (at most PROG_STEP_ASIDE_MAX_US). */
-void shmemi_fab_posting(void) {
+void shmemi_fab_posting(struct fab_ep *e, int pe) {
     __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
+    if (e->towards && pe >= 0) {
+        uint64_t bit = (uint64_t)1 << (pe % 64);
+        if (!(__atomic_load_n(&e->towards[pe / 64], __ATOMIC_RELAXED) & bit))
+            __atomic_fetch_or(&e->towards[pe / 64], bit, __ATOMIC_RELAXED);
+    }
+}
+
+/* Rung (fabric_bell.c): serve the main endpoint until BELL_SERVE_NS past
+ * the last ring, asleep in its wait object where it has one (woken by the
+ * transfers the waiter needs moved), else polling every sleep_us. */
+#define BELL_SERVE_NS 4000000ull
+static void serve(uint64_t *until, long *sleep_us) {
+    if (shmemi_fab_bell_rung())
+        *until = shmemi_now_ns() + BELL_SERVE_NS;
+    if (shmemi_fab.cq_waits) {
+        struct fi_cq_msg_entry ent;
+        ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 1);
+        if (n == 1)
+            complete(&ent);
+        else if (n == -FI_EAVAIL)
+            report(&shmemi_fab.main, "the fabric's progress thread");
+        shmemi_fab_am_progress();
+        return;
+    }
+    struct timespec ts = {0, *sleep_us * 1000};
+    nanosleep(&ts, NULL);
+    if (*sleep_us < prog.interval_us)
+        *sleep_us = *sleep_us * 2 < prog.interval_us ? *sleep_us * 2 : prog.interval_us;
 }
 
 static void *progress_main(void *arg) {
     (void)arg;
     pthread_setname_np(pthread_self(), "shmem-fabric");
     long sleep_us = 1, aside_us = PROG_STEP_ASIDE_US;
+    uint64_t serve_until = 0;
     uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
@@ -178,6 +208,17 @@ static void *progress_main(void *arg) {
         int did = drain(&shmemi_fab.main, "the fabric's progress thread");
         shmemi_fab_am_progress();
         if (did) {
+            sleep_us = 1;
+            continue;
+        }
+        if (shmemi_fab.bell && !prog.wait) {
+            if (shmemi_now_ns() < serve_until || !shmemi_fab_am_idle()) {
+                serve(&serve_until, &sleep_us);
+                continue;
+            }
+            /* Asleep until a peer that waits for this PE rings. */
+            if (shmemi_fab_bell_sleep())
+                serve_until = shmemi_now_ns() + BELL_SERVE_NS;
             sleep_us = 1;
             continue;
         }
@@ -246,6 +287,7 @@ void shmemi_fab_progress_stop(void) {
     __atomic_store_n(&prog.stop, 1, __ATOMIC_RELEASE);
     if (prog.wait || shmemi_fab.sleeps)
         fi_cq_signal(shmemi_fab.main.cq);
+    shmemi_fab_bell_wake();
     pthread_join(prog.thread, NULL);
     prog.running = 0;
 }
@@ -257,8 +299,9 @@ void shmemi_fab_progress_stop(void) {
  * progress once more: a system call over sockets, on the way of the reply a
  * round trip waits for); every 256, when the wait has run past
  * SHMEM_OFI_TIMEOUT (pe < 0: transfers to several PEs). */
-static void wait_turn(struct fab_ep *e, struct shmemi_spin *s, unsigned turn, double *deadline,
-                      int pe, const char *fn) {
+static void wait_turn(struct fab_ep *e, struct shmemi_spin *s, struct fab_stall *st, unsigned turn,
+                      double *deadline, int pe, const char *fn) {
+    shmemi_fab_stall(st, e, pe);
     if ((turn & 15) == 0)
         shmemi_fab_check(e, fn);
     if ((turn & 255) == 0) {
@@ -281,12 +324,13 @@ int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
     if (fi_cntr_read(e->cntr) >= target)
         return 0;
     struct shmemi_spin s = {0};
+    struct fab_stall st = {0, 0};
     double deadline = 0;
     for (unsigned turn = 1;; turn++) {
         shmemi_fab_progress(e);
         if (fi_cntr_read(e->cntr) >= target)
             break;
-        wait_turn(e, &s, turn, &deadline, pe, fn);
+        wait_turn(e, &s, &st, turn, &deadline, pe, fn);
     }
     shmemi_spin_end(&s);
     return 1;
@@ -294,6 +338,7 @@ int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
 
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
     struct shmemi_spin s = {0};
+    struct fab_stall st = {0, 0};
     double deadline = 0;
     for (unsigned turn = 1;; turn++) {
         /* Acquire: pairs with the release of complete(). */
@@ -302,7 +347,7 @@ void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
         progress_for(e, q);
         if (__atomic_load_n(&q->pending, __ATOMIC_ACQUIRE) <= 0)
             break;
-        wait_turn(e, &s, turn, &deadline, q->pe, fn);
+        wait_turn(e, &s, &st, turn, &deadline, q->pe, fn);
     }
     shmemi_spin_end(&s);
 }

@@ -219,7 +219,15 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     uint64_t app = __atomic_load_n(&e->app_issued, __ATOMIC_ACQUIRE);
     int waited = 0;
     if (app != __atomic_load_n(&e->app_quieted, __ATOMIC_RELAXED)) {
-        waited = shmemi_fab_wait(e, __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE), -1, fn);
+        uint64_t issued = __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE);
+        waited = shmemi_fab_wait(e, issued, -1, fn);
+        /* The PEs a later wait rings (fabric_bell.c): none, unless more was
+         * posted meanwhile (another thread's: a race that clears its PE
+         * costs that wait the ring of every PE, later). */
+        if (e->towards && __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE) == issued)
+            for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++)
+                if (__atomic_load_n(&e->towards[w], __ATOMIC_RELAXED))
+                    __atomic_store_n(&e->towards[w], 0, __ATOMIC_RELAXED);
         /* Two threads' quiets may store out of order: a smaller count only
          * makes the next quiet wait. */
         __atomic_store_n(&e->app_quieted, app, __ATOMIC_RELAXED);

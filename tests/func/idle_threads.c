@@ -8,64 +8,16 @@
  * too: its progress thread sleeps in the provider's wait object when idle.
  * Every PE does the same; each looks at its own threads. Counters, not
  * times. */
-#include "check.h"
+#include "tasks.h"
 
 #include <shmemx.h>
 
-#include <dirent.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAXT 64
-
-struct task {
-    long tid;
-    long vol, invol;
-    char name[32];
-};
-
 static long main_tid;
-
-/* Read a task's name and switch counters; 0 on success. */
-static int read_task(long tid, struct task *t) {
-    char path[96], line[256];
-    snprintf(path, sizeof(path), "/proc/self/task/%ld/status", tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    t->tid = tid;
-    t->vol = t->invol = -1;
-    t->name[0] = '\0';
-    while (fgets(line, sizeof(line), f)) {
-        if (!strncmp(line, "Name:", 5))
-            sscanf(line + 5, " %31s", t->name);
-        else if (!strncmp(line, "voluntary_ctxt_switches:", 24))
-            t->vol = atol(line + 24);
-        else if (!strncmp(line, "nonvoluntary_ctxt_switches:", 27))
-            t->invol = atol(line + 27);
-    }
-    fclose(f);
-    return t->vol < 0 || t->invol < 0 ? -1 : 0;
-}
-
-/* Every thread but the main one (the program's): the library's threads. */
-static int library_tasks(struct task *t) {
-    DIR *d = opendir("/proc/self/task");
-    CHECK(d != NULL, "opendir /proc/self/task");
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < MAXT) {
-        long tid = atol(e->d_name);
-        if (tid <= 0 || tid == main_tid)
-            continue;
-        if (!read_task(tid, &t[n]))
-            n++;
-    }
-    closedir(d);
-    return n;
-}
 
 static void sleep_s(double s) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
@@ -77,7 +29,7 @@ static void sleep_s(double s) {
  * *threads: how many there are. */
 static int quiet_second(int *threads, char *why, size_t len) {
     struct task a[MAXT], b;
-    int n = library_tasks(a);
+    int n = library_tasks(main_tid, a);
     *threads = n;
     sleep_s(1.0);
     for (int i = 0; i < n; i++) {
