@@ -69,9 +69,9 @@ struct fab_card {
     int32_t atomics;    /* SHMEM_OFI_ATOMICS as an index: every PE must agree */
     int32_t local_only; /* the interface reaches this node only: 1 loopback, 2 shm */
     uint64_t node[3];   /* shmemi_node_key */
-    uint64_t bell_len;  /* the doorbell's name (0: none; every PE agrees) */
+    uint64_t bell_len;  /* the doorbell's address (0: none; every PE agrees) */
     char name[NAME_MAX_BYTES];
-    char bell[NAME_MAX_BYTES];
+    char bell[32]; /* a struct sockaddr_in or _in6 */
 };
 
 /* Whether the provider's interface reaches no other node: 1, an address of
@@ -525,19 +525,6 @@ int shmemi_fab_open(void) {
     }
     if ((rc = shmemi_fab_am_open()))
         return fail_open(rc, "posting message buffers");
-    /* The progress thread's doorbell, where it sleeps (the same choice on
-     * every PE: the same provider and settings; never shm, whose endpoints
-     * are files, nor do its queues have wait objects). */
-    if (shmemi_fab.sleeps && strcmp(shmemi_fab.prov, "shm")) {
-        size_t words = (size_t)(shmemi.n_pes + 63) / 64;
-        if ((rc = shmemi_fab_bell_open()) ||
-            !(shmemi_fab.main.towards = calloc(words, sizeof(uint64_t)))) {
-            shmemi_debug("fabric: no doorbell (%s): the progress thread wakes for every "
-                         "transfer that reaches this PE",
-                         fi_strerror(rc < 0 ? -rc : FI_ENOMEM));
-            shmemi_fab_bell_close();
-        }
-    }
     shmemi_fab_amo_table();
 
     /* The exchange: names, keys, where each region starts. */
@@ -550,10 +537,23 @@ int shmemi_fab_open(void) {
     if ((rc = fi_getname(&shmemi_fab.main.ep->fid, me.name, &len)))
         return fail_open(rc, "fi_getname");
     me.name_len = len;
-    len = sizeof(me.bell);
-    if (shmemi_fab.bell && (rc = shmemi_fab_bell_name(me.bell, &len)))
-        return fail_open(rc, "fi_getname (doorbell)");
-    me.bell_len = shmemi_fab.bell ? len : 0;
+    /* The progress thread's doorbell, where the thread will run and the
+     * endpoint has an IP address (the same on every PE: the same provider
+     * and settings). */
+    if (!shmemi_fab.auto_progress && !strcmp(shmemi.cfg.OFI_PROGRESS, "auto")) {
+        size_t words = (size_t)(shmemi.n_pes + 63) / 64;
+        len = sizeof(me.bell);
+        if ((rc = shmemi_fab_bell_open(me.bell, &len)) ||
+            !(shmemi_fab.main.towards = calloc(words, sizeof(uint64_t)))) {
+            shmemi_debug("fabric: no doorbell (%s): the progress thread %s",
+                         fi_strerror(rc < 0 ? -rc : FI_ENOMEM),
+                         shmemi_fab.sleeps ? "wakes for every transfer that reaches this PE"
+                                           : "polls");
+            shmemi_fab_bell_close();
+        } else {
+            me.bell_len = len;
+        }
+    }
     me.atomics = atomics_index();
     me.local_only = local_only(info);
     shmemi_node_key(me.node);
@@ -566,6 +566,7 @@ int shmemi_fab_open(void) {
             me.reach[g] = 2;
         }
     }
+    int all_bells = 1;
     struct boot *b = shmemi.boot;
     if (b->allgather(b, &me, cards, sizeof(me)))
         shmemi_fatal("bootstrap allgather failed during init (fabric addresses)");
@@ -590,14 +591,10 @@ int shmemi_fab_open(void) {
         if (fi_av_insert(shmemi_fab.av, c->name, 1, &shmemi_fab.peers[pe].addr, 0, NULL) != 1)
             shmemi_fatal("fabric: cannot insert PE %d's address into the address vector (%s)", pe,
                          shmemi_fab.prov);
-        if (!c->bell_len != !me.bell_len)
-            shmemi_fatal("PE %d %s a doorbell for its progress thread and PE %d %s: every PE "
-                         "needs the same SHMEM_OFI_PROGRESS",
-                         pe, c->bell_len ? "has" : "has no", shmemi.my_pe,
-                         me.bell_len ? "has" : "has not");
-        if (me.bell_len && shmemi_fab_bell_insert(pe, c->bell))
-            shmemi_fatal("fabric: cannot insert PE %d's doorbell into the address vector (%s)", pe,
-                         shmemi_fab.prov);
+        if (!c->bell_len)
+            all_bells = 0;
+        else if (me.bell_len && shmemi_fab_bell_insert(pe, c->bell, c->bell_len))
+            all_bells = 0; /* another address family */
         for (int g = 0; g < SHMEMI_REGIONS; g++) {
             shmemi_fab.peers[pe].raddr[g] = c->raddr[g];
             shmemi_fab.peers[pe].key[g] = c->key[g];
@@ -605,6 +602,10 @@ int shmemi_fab_open(void) {
         }
     }
     free(cards);
+    /* A PE without one (its socket could not be made) is never rung: then
+     * no PE's thread sleeps on its bell. */
+    if (me.bell_len && !all_bells)
+        shmemi_fab_bell_close();
     forget_name();
     shmemi_fab.open = 1;
     shmemi_fab_progress_start();

@@ -256,12 +256,14 @@ enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
 /* An application's thread posts a transfer to pe on e (fabric_progress.c). */
 void shmemi_fab_posting(struct fab_ep *e, int pe);
 
-/* fabric_bell.c: the progress thread's doorbell, opened where it sleeps. */
-int shmemi_fab_bell_open(void);
-int shmemi_fab_bell_name(void *name, size_t *len);
-int shmemi_fab_bell_insert(int pe, const void *name);
+/* fabric_bell.c: the progress thread's doorbell, opened where it sleeps:
+ * its address into name (*len: room, then length), and the peers'. */
+int shmemi_fab_bell_open(void *name, size_t *len);
+int shmemi_fab_bell_insert(int pe, const void *name, size_t len);
 void shmemi_fab_bell_close(void);
-int shmemi_fab_bell_sleep(void); /* the progress thread: asleep until rung; the rings */
+/* The progress thread: asleep until rung or us microseconds passed (< 0:
+ * no limit); the rings. */
+int shmemi_fab_bell_sleep(long us);
 int shmemi_fab_bell_rung(void);  /* the rings that came meanwhile */
 void shmemi_fab_bell_wake(void); /* the progress thread's sleep ends (its stop) */
 /* A wait for transfers to pe (-1: every PE e posted to) that may need the

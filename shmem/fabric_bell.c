@@ -1,28 +1,42 @@
 /* The fabric's doorbell (shmem/fabric.h): how a PE that waits for a peer's
  * progress wakes that peer's progress thread, and only then.
  *
- * Over sockets (net, tcp) the target of a transfer moves it inside libfabric
- * calls: a PE that computes outside the library serves a peer's get, its
- * atomics carried out by messages, or the acknowledgement a peer's quiet
- * waits for, only through its progress thread. A thread asleep in the main
- * endpoint's wait object wakes for every transfer that reaches the PE, though
- * nearly all are for a waiter of this PE's own to take (a halo that lands
- * while the PE computes, the acknowledgements of its own puts): each wake
- * took the computing thread's core, some 500 times a second in a stencil's
- * halo exchange over net, where a library without the thread had 20-40.
+ * Over sockets and shared memory (net, tcp;ofi_rxm, shm) the target of a
+ * transfer moves it inside libfabric calls: a PE that computes outside the
+ * library serves a peer's get, its atomics carried out by messages, or the
+ * acknowledgement a peer's quiet waits for, only through its progress
+ * thread. A thread asleep in the main endpoint's wait object wakes for every
+ * transfer that reaches the PE, though nearly all are for a waiter of this
+ * PE's own to take (a halo that lands while the PE computes, the
+ * acknowledgements of its own puts): each wake took the computing thread's
+ * core, some 500 times a second in a stencil's halo exchange over net, where
+ * a library without the thread had 20-40. A polling thread (rxm and shm,
+ * whose queues' wait objects do not wake for arrivals) woke 1000 times a
+ * second, idle or not.
  *
- * So the thread sleeps on an endpoint of its own, in a domain of its own
- * (whose sockets nothing else uses), that receives only bells: a PE that has
- * waited BELL_AFTER_NS for transfers to a peer rings that peer's bell, and
- * again every BELL_EVERY_NS while it still waits. A rung thread serves the
- * main endpoint for BELL_SERVE_NS past the last ring, then sleeps again. A
- * peer that waits in the library meanwhile runs its own progress and is
- * never rung for; a get from a PE that computes is served a ring later. */
+ * So the thread sleeps on a bell: a datagram socket of its own on the
+ * address of the PE's endpoint (the loopback interface for shm, whose PEs
+ * share a node), that receives nothing but rings. A PE that has waited
+ * BELL_AFTER_NS for transfers to a peer rings that peer's bell, and again
+ * every BELL_EVERY_NS while it still waits (a ring lost on the way is rung
+ * again). A rung thread serves the main endpoint until BELL_SERVE_NS past
+ * the last ring (fabric_progress.c), then sleeps again. A peer that waits in
+ * the library meanwhile runs its own progress and is never rung for; a get
+ * from a PE that computes is served a ring later. Anything else that reaches
+ * the port only wakes the thread for a while. */
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 /* When and how often a waiter rings (from the start of its wait). A round
  * trip over tcp between two hosts' sockets takes 15-50 us: a wait past
@@ -34,127 +48,129 @@
  * thread's posts may have cleared a PE it then waits for, so past
  * BELL_ALL_NS such a wait rings every PE. */
 #define BELL_ALL_NS 100000000ull
-#define BELL_BUFS 16
 
 static struct {
-    struct fid_domain *domain;
-    struct fid_av *av;
-    struct fid_ep *ep;
-    struct fid_cq *cq;
-    fi_addr_t *peers;
-    struct fi_context2 ctx[BELL_BUFS];
-    char buf[BELL_BUFS][8];
-} bell;
+    int fd;   /* the datagram socket, or -1 */
+    int stop; /* the thread's sleep ends (atomic) */
+    struct sockaddr_storage *peers;
+    socklen_t len; /* of every address: one family for the job */
+} bell = {.fd = -1};
 
-static int post_recv(int i) {
-    ssize_t rc;
-    while ((rc = fi_recv(bell.ep, bell.buf[i], sizeof(bell.buf[i]), NULL, FI_ADDR_UNSPEC,
-                         &bell.ctx[i])) == -FI_EAGAIN)
-        (void)fi_cq_read(bell.cq, NULL, 0);
-    return (int)rc;
+/* The address of the bell: the IP address of the main endpoint (port 0: the
+ * system picks one), or the loopback's for shm. 0, or -1 where the endpoint's
+ * address is not an IP one. */
+static int bell_addr(struct sockaddr_storage *a, socklen_t *len) {
+    char name[256];
+    size_t n = sizeof(name);
+    memset(a, 0, sizeof(*a));
+    if (!strcmp(shmemi_fab.prov, "shm")) {
+        struct sockaddr_in *in = (struct sockaddr_in *)(void *)a;
+        in->sin_family = AF_INET;
+        in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        *len = sizeof(*in);
+        return 0;
+    }
+    if (fi_getname(&shmemi_fab.main.ep->fid, name, &n) || n > sizeof(*a))
+        return -1;
+    memcpy(a, name, n);
+    /* Not the wildcard address either: the peers could not reach it. */
+    if (a->ss_family == AF_INET && n >= sizeof(struct sockaddr_in)) {
+        struct sockaddr_in *in = (struct sockaddr_in *)(void *)a;
+        in->sin_port = 0;
+        *len = sizeof(*in);
+        return in->sin_addr.s_addr == htonl(INADDR_ANY) ? -1 : 0;
+    }
+    if (a->ss_family == AF_INET6 && n >= sizeof(struct sockaddr_in6)) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)a;
+        in6->sin6_port = 0;
+        *len = sizeof(*in6);
+        return IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) ? -1 : 0;
+    }
+    return -1;
 }
 
-int shmemi_fab_bell_open(void) {
-    struct fi_info *info = NULL;
-    struct fi_cq_attr qa = {
-        .format = FI_CQ_FORMAT_CONTEXT, .size = BELL_BUFS * 4, .wait_obj = FI_WAIT_UNSPEC};
-    struct fi_av_attr aa = {.type = FI_AV_TABLE, .count = (size_t)shmemi.n_pes};
-    int rc;
-    /* Receive buffers without descriptors: not where local buffers need
-     * registering. */
-    if (shmemi_fab.mr_local)
-        return -FI_ENOSYS;
-    if (!(bell.peers = calloc((size_t)shmemi.n_pes, sizeof(*bell.peers))) ||
-        !(info = shmemi_fab_fresh_info("_b")))
-        return -FI_ENOMEM;
-    if ((rc = fi_domain(shmemi_fab.fabric, info, &bell.domain, NULL)) ||
-        (rc = fi_av_open(bell.domain, &aa, &bell.av, NULL)) ||
-        (rc = fi_cq_open(bell.domain, &qa, &bell.cq, NULL)) ||
-        (rc = fi_endpoint(bell.domain, info, &bell.ep, NULL)) ||
-        (rc = fi_ep_bind(bell.ep, &bell.av->fid, 0)) ||
-        (rc =
-             fi_ep_bind(bell.ep, &bell.cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) ||
-        (rc = fi_enable(bell.ep))) {
-        fi_freeinfo(info);
+int shmemi_fab_bell_open(void *name, size_t *len) {
+    struct sockaddr_storage a;
+    socklen_t alen;
+    if (bell_addr(&a, &alen))
+        return -FI_EADDRNOTAVAIL;
+    int fd = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    socklen_t got = sizeof(a);
+    int rc = 0;
+    if (bind(fd, (struct sockaddr *)&a, alen) || getsockname(fd, (struct sockaddr *)&a, &got))
+        rc = -errno;
+    else if (got != alen || *len < alen)
+        rc = -FI_EADDRNOTAVAIL;
+    else if (!(bell.peers = calloc((size_t)shmemi.n_pes, sizeof(a))))
+        rc = -FI_ENOMEM;
+    if (rc) {
+        close(fd);
         return rc;
     }
-    fi_freeinfo(info);
-    for (int i = 0; i < BELL_BUFS; i++)
-        if ((rc = post_recv(i)))
-            return rc;
+    memcpy(name, &a, alen);
+    *len = alen;
+    bell.fd = fd;
+    bell.len = alen;
+    bell.stop = 0;
     shmemi_fab.bell = 1;
     return 0;
 }
 
-int shmemi_fab_bell_name(void *name, size_t *len) { return fi_getname(&bell.ep->fid, name, len); }
-
-int shmemi_fab_bell_insert(int pe, const void *name) {
-    return fi_av_insert(bell.av, name, 1, &bell.peers[pe], 0, NULL) == 1 ? 0 : -1;
+int shmemi_fab_bell_insert(int pe, const void *name, size_t len) {
+    if (len != bell.len)
+        return -1;
+    memcpy(&bell.peers[pe], name, len);
+    return 0;
 }
 
 void shmemi_fab_bell_close(void) {
-    if (bell.ep)
-        fi_close(&bell.ep->fid);
-    if (bell.cq)
-        fi_close(&bell.cq->fid);
-    if (bell.av)
-        fi_close(&bell.av->fid);
-    if (bell.domain)
-        fi_close(&bell.domain->fid);
+    if (bell.fd >= 0)
+        close(bell.fd);
     free(bell.peers);
-    memset(&bell, 0, sizeof(bell));
+    bell.fd = -1;
+    bell.peers = NULL;
     shmemi_fab.bell = 0;
 }
 
-/* Ring pe's bell: a message without completion. A full send queue (a peer
- * not yet connected) drops the ring: the waiter rings again. */
+/* Ring pe's bell: one byte, dropped where the socket's buffer is full (the
+ * waiter rings again). */
 static void ring(int pe) {
-    if (pe == shmemi.my_pe)
-        return;
     static const char b = 1;
-    (void)fi_inject(bell.ep, &b, 1, bell.peers[pe]);
-    /* The provider's progress of this endpoint: its connection handshakes. */
-    (void)fi_cq_read(bell.cq, NULL, 0);
+    (void)sendto(bell.fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&bell.peers[pe],
+                 bell.len);
 }
 
-/* Read the bells that came, putting their buffers back: how many. */
-static int take(void) {
-    struct fi_cq_entry ent[BELL_BUFS];
+int shmemi_fab_bell_rung(void) {
+    char buf[64];
     int n = 0;
-    ssize_t got;
-    while ((got = fi_cq_read(bell.cq, ent, BELL_BUFS)) > 0) {
-        for (ssize_t i = 0; i < got; i++) {
-            int b = (int)((struct fi_context2 *)ent[i].op_context - bell.ctx);
-            if (b >= 0 && b < BELL_BUFS && post_recv(b))
-                shmemi_fatal("the fabric's doorbell: cannot post a receive (%s)", shmemi_fab.prov);
-        }
-        n += (int)got;
-    }
-    if (got == -FI_EAVAIL) {
-        struct fi_cq_err_entry err = {0};
-        (void)fi_cq_readerr(bell.cq, &err, 0); /* a ring that did not arrive: rung again */
-    }
-    return n;
-}
-
-int shmemi_fab_bell_rung(void) { return take(); }
-
-int shmemi_fab_bell_sleep(void) {
-    struct fi_cq_entry ent;
-    ssize_t got = fi_cq_sread(bell.cq, &ent, 1, NULL, -1);
-    int n = take();
-    if (got == 1) {
-        int b = (int)((struct fi_context2 *)ent.op_context - bell.ctx);
-        if (b >= 0 && b < BELL_BUFS && post_recv(b))
-            shmemi_fatal("the fabric's doorbell: cannot post a receive (%s)", shmemi_fab.prov);
+    while (recv(bell.fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
         n++;
-    }
     return n;
 }
 
+int shmemi_fab_bell_sleep(long us) {
+    struct pollfd p = {.fd = bell.fd, .events = POLLIN};
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    for (;;) {
+        int n = shmemi_fab_bell_rung();
+        if (n || __atomic_load_n(&bell.stop, __ATOMIC_ACQUIRE))
+            return n;
+        int rc = ppoll(&p, 1, us < 0 ? NULL : &ts, NULL);
+        if (rc < 0 && errno != EINTR)
+            shmemi_fatal("the fabric's progress thread: poll on its doorbell: %s", strerror(errno));
+        if (rc == 0)
+            return 0;
+    }
+}
+
+/* The thread's sleep ends: its own bell rung. */
 void shmemi_fab_bell_wake(void) {
-    if (bell.cq)
-        fi_cq_signal(bell.cq);
+    if (bell.fd < 0)
+        return;
+    __atomic_store_n(&bell.stop, 1, __ATOMIC_RELEASE);
+    ring(shmemi.my_pe);
 }
 
 void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
@@ -168,7 +184,8 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
         return;
     s->next = t + BELL_EVERY_NS;
     if (pe >= 0) {
-        ring(pe);
+        if (pe != shmemi.my_pe)
+            ring(pe);
         return;
     }
     int all = t - s->start > BELL_ALL_NS || !e->towards;
@@ -176,7 +193,7 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
         uint64_t bits = all ? ~0ull : __atomic_load_n(&e->towards[w], __ATOMIC_RELAXED);
         for (; bits; bits &= bits - 1) {
             int p = w * 64 + __builtin_ctzll(bits);
-            if (p < shmemi.n_pes)
+            if (p < shmemi.n_pes && p != shmemi.my_pe)
                 ring(p);
         }
     }

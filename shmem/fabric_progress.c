@@ -8,11 +8,12 @@
  * in the provider's wait object, woken by the sockets -- which the provider
  * then signals on every completion, a write and a read of a pipe per
  * transfer (a quarter of an 8-byte put's latency over tcp). By default
- * (auto), where the provider's wait object watches its sockets, a look that
- * finds nothing to do puts the thread to sleep on its doorbell
- * (fabric_bell.c), which a peer rings when it waits for this PE: an idle
- * PE's thread never wakes, nor does a PE's that computes while transfers
- * nobody waits for reach it; elsewhere the thread polls. Threads waiting
+ * (auto) a look that finds nothing to do puts the thread to sleep on its
+ * doorbell (fabric_bell.c), which a peer rings when it waits for this PE: an
+ * idle PE's thread never wakes, nor does a PE's that computes while
+ * transfers nobody waits for reach it; without a doorbell (an endpoint
+ * without an IP address) it sleeps in the provider's wait object where that
+ * watches the sockets (net, tcp), else polls. Threads waiting
  * inside the library run the progress themselves (shmemi_spin_slow), and
  * meanwhile the thread stays out of their way. */
 #define _GNU_SOURCE
@@ -168,7 +169,7 @@ void shmemi_fab_posting(struct fab_ep *e, int pe) {
 /* Rung (fabric_bell.c): serve the main endpoint until BELL_SERVE_NS past
  * the last ring, asleep in its wait object where it has one (woken by the
  * transfers the waiter needs moved), else polling every sleep_us. */
-#define BELL_SERVE_NS 4000000ull
+#define BELL_SERVE_NS 2000000ull
 static void serve(uint64_t *until, long *sleep_us) {
     if (shmemi_fab_bell_rung())
         *until = shmemi_now_ns() + BELL_SERVE_NS;
@@ -182,10 +183,13 @@ static void serve(uint64_t *until, long *sleep_us) {
         shmemi_fab_am_progress();
         return;
     }
-    struct timespec ts = {0, *sleep_us * 1000};
-    nanosleep(&ts, NULL);
-    if (*sleep_us < prog.interval_us)
+    /* Polling, but woken by the next ring at once. */
+    if (shmemi_fab_bell_sleep(*sleep_us)) {
+        *until = shmemi_now_ns() + BELL_SERVE_NS;
+        *sleep_us = 1;
+    } else if (*sleep_us < prog.interval_us) {
         *sleep_us = *sleep_us * 2 < prog.interval_us ? *sleep_us * 2 : prog.interval_us;
+    }
 }
 
 static void *progress_main(void *arg) {
@@ -217,7 +221,7 @@ static void *progress_main(void *arg) {
                 continue;
             }
             /* Asleep until a peer that waits for this PE rings. */
-            if (shmemi_fab_bell_sleep())
+            if (shmemi_fab_bell_sleep(-1))
                 serve_until = shmemi_now_ns() + BELL_SERVE_NS;
             sleep_us = 1;
             continue;
@@ -264,9 +268,11 @@ void shmemi_fab_progress_start(void) {
     if (pthread_create(&prog.thread, NULL, progress_main, NULL))
         shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
     prog.running = 1;
-    shmemi_debug("fabric progress: a thread %s", prog.wait ? "asleep in the provider's wait "
-                                                             "object"
-                                                           : "polling");
+    shmemi_debug("fabric progress: a thread %s",
+                 prog.wait || (shmemi_fab.sleeps && !shmemi_fab.bell)
+                     ? "asleep in the provider's wait object"
+                 : shmemi_fab.bell ? "asleep on its doorbell, rung by waiting peers"
+                                   : "polling");
 }
 
 /* A polling thread now, whatever SHMEM_OFI_PROGRESS says (the last barrier). */

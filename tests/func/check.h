@@ -79,11 +79,11 @@ static inline void func_pass(const char *name) {
 static inline const char *func_idle_unreliable(void) {
     if (!strcmp(shmemx_copy_engine_name(), "hsakmt"))
         return "not with a hardware copy engine";
-    const char *prov = getenv("SHMEM_OFI_PROVIDER"), *progress = getenv("SHMEM_OFI_PROGRESS");
-    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes() &&
-        ((prov && strcmp(prov, "net") && strcmp(prov, "tcp")) || getenv("FI_PROVIDER") ||
-         (progress && strcmp(progress, "auto"))))
-        return "not with PEs reached through a fabric whose progress thread polls";
+    const char *progress = getenv("SHMEM_OFI_PROGRESS");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes() && progress &&
+        strcmp(progress, "auto") && strcmp(progress, "caller"))
+        return "not with PEs reached through a fabric whose progress thread polls or wakes for "
+               "every transfer";
     return NULL;
 }
 

@@ -1,5 +1,5 @@
 /* Transfers into a PE that computes, which nobody waits for, take none of
- * its cores: PE 0 puts into PE 1 every 2 ms for 0.4 s while PE 1 computes
+ * its cores: PE 0 puts into PE 1 every 1.5 ms for 0.6 s while PE 1 computes
  * outside the library, and PE 1's library threads may wake a few times, not
  * once a put. (Through a fabric, a progress thread asleep in the provider's
  * wait object woke for each, taking the computing thread's core, though the
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PUTS 200
+#define PUTS 400
 #define WORDS 8
 
 static long box[PUTS][WORDS];
@@ -57,7 +57,7 @@ int main(void) {
     shmem_barrier_all();
     if (me == 1) {
         threads = library_tasks(main_tid, a);
-        compute(now() + 0.6);
+        compute(now() + 0.8);
         woke = wakes(a, threads);
     } else if (me == 0) {
         long src[WORDS];
@@ -66,7 +66,7 @@ int main(void) {
             for (int w = 0; w < WORDS; w++)
                 src[w] = i * WORDS + w + 1;
             shmem_putmem(box[i], src, sizeof(src), 1);
-            t = compute(t + 0.002);
+            t = compute(t + 0.0015);
         }
     }
     shmem_barrier_all();
