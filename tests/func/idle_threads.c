@@ -5,7 +5,7 @@
  * the copy engine (run with SHMEM_NBI_ENGINE=always, so its thread runs),
  * and while a triggered plan has its next round armed (the engine's POLLs
  * wait for gates that nobody opens during the second). Through a fabric
- * too: its progress thread sleeps in the provider's wait object when idle.
+ * too: its progress thread sleeps on its doorbell when idle.
  * Every PE does the same; each looks at its own threads. Counters, not
  * times. */
 #include "tasks.h"
