@@ -326,9 +326,15 @@ static void flush(void) {
                              .iov_count = 1,
                              .addr = shmemi_fab.peers[m->src].addr,
                              .context = b->slot};
-        ssize_t rc = fi_sendmsg(shmemi_fab.main.ep, &msg, FI_COMPLETION);
+        /* A small reply (an AMO's old value) needs no completion: its slot
+         * is free once the provider took it. */
+        int inject = b->slot->reply_len <= shmemi_fab.inject;
+        ssize_t rc = inject ? fi_inject(shmemi_fab.main.ep, iov.iov_base, iov.iov_len, msg.addr)
+                            : fi_sendmsg(shmemi_fab.main.ep, &msg, FI_COMPLETION);
         if (rc == -FI_EAGAIN)
             return; /* answered at the next progress */
+        if (!rc && inject)
+            __atomic_store_n(&b->slot->busy, 0, __ATOMIC_RELEASE);
         if (rc)
             shmemi_fab_fail((int)rc, "a reply", m->src, am_fn);
         am.head = b->next;
@@ -418,6 +424,16 @@ static struct am_send *send_buf(void) {
 
 /* Send m (and `len` payload bytes already after it in s) to pe for q. */
 static void send_req(struct am_send *s, struct am_req *q, int pe, size_t len) {
+    size_t n = sizeof(struct am_msg) + len;
+    if (n <= shmemi_fab.inject) {
+        /* Small enough to travel without a completion (an AMO, a GET): only
+         * the reply is waited for, and the buffer is free at once. */
+        __atomic_fetch_add(&q->q.pending, 1, __ATOMIC_RELAXED);
+        FAB_POST(&shmemi_fab.main, pe, "a message", q->fn,
+                 fi_inject(shmemi_fab.main.ep, s->data, n, shmemi_fab.peers[pe].addr));
+        __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+        return;
+    }
     s->req = q;
     __atomic_fetch_add(&q->q.pending, 2, __ATOMIC_RELAXED); /* the send and the reply */
     struct iovec iov = {s->data, sizeof(struct am_msg) + len};
