@@ -171,9 +171,9 @@ void shmemi_fab_posting(struct fab_ep *e, int pe) {
  * transfers the waiter needs moved), else polling every sleep_us. */
 #define BELL_SERVE_NS 2000000ull
 static void serve(uint64_t *until, long *sleep_us) {
-    if (shmemi_fab_bell_rung())
-        *until = shmemi_now_ns() + BELL_SERVE_NS;
     if (shmemi_fab.cq_waits) {
+        if (shmemi_fab_bell_rung())
+            *until = shmemi_now_ns() + BELL_SERVE_NS;
         struct fi_cq_msg_entry ent;
         ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 1);
         if (n == 1)
