@@ -254,6 +254,19 @@ static void *progress_main(void *arg) {
     return NULL;
 }
 
+/* The thread, on every CPU of the process (not only the one its main thread
+ * may be pinned to). */
+static void spawn(void) {
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    shmemi_unpinned_attr(&a);
+    int rc = pthread_create(&prog.thread, &a, progress_main, NULL);
+    pthread_attr_destroy(&a);
+    if (rc)
+        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(rc));
+    prog.running = 1;
+}
+
 void shmemi_fab_progress_start(void) {
     const char *mode = shmemi.cfg.OFI_PROGRESS;
     if (shmemi_fab.auto_progress && !strcmp(mode, "auto"))
@@ -265,9 +278,7 @@ void shmemi_fab_progress_start(void) {
     prog.wait = !strcmp(mode, "wait") && shmemi_fab.cq_waits;
     prog.interval_us = shmemi.cfg.OFI_PROGRESS_INTERVAL;
     prog.stop = 0;
-    if (pthread_create(&prog.thread, NULL, progress_main, NULL))
-        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
-    prog.running = 1;
+    spawn();
     shmemi_debug("fabric progress: a thread %s",
                  prog.wait || (shmemi_fab.sleeps && !shmemi_fab.bell)
                      ? "asleep in the provider's wait object"
@@ -282,9 +293,7 @@ void shmemi_fab_progress_now(void) {
     prog.wait = 0;
     prog.interval_us = 50;
     prog.stop = 0;
-    if (pthread_create(&prog.thread, NULL, progress_main, NULL))
-        shmemi_fatal("cannot start the fabric's progress thread: %s", strerror(errno));
-    prog.running = 1;
+    spawn();
 }
 
 void shmemi_fab_progress_stop(void) {

@@ -148,26 +148,6 @@ static void at_exit(int status, void *arg) {
 /* A PE that waits spins; two PEs sharing a core while another core idles
  * turn every wait into a context switch. Pin PE i of the node to the i-th
  * allowed CPU when there is one for every PE and nobody pinned us already. */
-static void bind_to_cpu(int local_rank, int local_size) {
-    cpu_set_t mask;
-    if (sched_getaffinity(0, sizeof(mask), &mask))
-        return;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int allowed = CPU_COUNT(&mask);
-    if (allowed < online || allowed < local_size)
-        return; /* a launcher pinned us, or the node is oversubscribed */
-    for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (!CPU_ISSET(cpu, &mask) || seen++ != local_rank)
-            continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        if (sched_setaffinity(0, sizeof(one), &one) == 0)
-            shmemi_debug("pinned to CPU %d", cpu);
-        return;
-    }
-}
-
 /* SHMEM_STREAM_COPY_MIN: auto, or a size (0: never). */
 static void set_stream_copies(void) {
     const char *v = shmemi.cfg.STREAM_COPY_MIN;
@@ -233,7 +213,7 @@ static int do_init(int requested) {
         shmemi_fatal("cannot build the device state");
     /* After the engine started: its thread keeps every CPU, only this one is pinned. */
     if (shmemi.cfg.BIND && b->local_size > 1)
-        bind_to_cpu(b->local_rank, b->local_size);
+        shmemi_pin(b->local_rank, b->local_size);
 
     if (shmemi.my_pe == 0 && shmemi.cfg.VERSION)
         fprintf(stderr, "SDMA-SHMEM %s (OpenSHMEM %d.%d), %d PE%s, %s bootstrap, %s engine\n",

@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -363,6 +364,11 @@ static inline int shmemi_on_device(const void *addr) {
  * shmem/path.h, included at the end of this file. */
 
 /* Copy between local buffers, either of which may be on the device heap. */
+/* pin.c: the calling thread on a CPU of its own where the node has one for
+ * every PE (SHMEM_BIND); threads made after it get the process's CPUs back. */
+void shmemi_pin(int local_rank, int local_size);
+void shmemi_unpinned_attr(pthread_attr_t *a);
+
 void shmemi_local_copy(void *dst, const void *src, size_t n, const char *fn);
 /* The same for `rows` rows of `width` bytes, with the given pitches. */
 void shmemi_local_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,

@@ -178,10 +178,14 @@ static int watch_add(struct shmemx_plan *p, uint32_t round) {
     int rc = 0;
     pthread_mutex_lock(&wd.lock);
     if (!wd.started) {
-        if (pthread_create(&wd.thread, NULL, watchdog, NULL) == 0)
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        shmemi_unpinned_attr(&a); /* not on the CPU the caller may be pinned to */
+        if (pthread_create(&wd.thread, &a, watchdog, NULL) == 0)
             wd.started = 1;
         else
             rc = -1;
+        pthread_attr_destroy(&a);
     }
     if (!rc && wd.n == wd.cap) {
         size_t cap = wd.cap ? wd.cap * 2 : 64;
