@@ -177,6 +177,7 @@ static size_t down_sse2(char *d, const char *s, size_t n) {
 #endif
 
 int sdma_copy_vector;
+int sdma_copy_alias_down;
 size_t sdma_copy_lines_min = (size_t)-1;
 
 #if defined(__x86_64__)
@@ -195,6 +196,7 @@ __attribute__((constructor)) static void copy_choose(void) {
     __builtin_cpu_init();
     have_avx2 = __builtin_cpu_supports("avx2");
     sdma_copy_vector = have_avx2 && __builtin_cpu_is("amd");
+    sdma_copy_alias_down = __builtin_cpu_is("amd");
     if (sdma_copy_vector && cpu_family() >= 0x1a)
         sdma_copy_lines_min = SDMA_COPY_LINES_MIN;
 #endif

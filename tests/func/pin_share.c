@@ -29,14 +29,15 @@ int main(int argc, char **argv) {
     shmem_barrier_all();
 
     if (off || launcher_pinned || !one_node || online < npes || npes < 2) {
-        CHECK(CPU_EQUAL(&mine, &before), "PE %d's CPUs changed (%d before, %d after) although "
-              "nothing was to be pinned", me, CPU_COUNT(&before), CPU_COUNT(&mine));
+        CHECK(CPU_EQUAL(&mine, &before),
+              "PE %d's CPUs changed (%d before, %d after) although "
+              "nothing was to be pinned",
+              me, CPU_COUNT(&before), CPU_COUNT(&mine));
         if (me == 0 && !off)
-            printf("pin_share: nothing pinned (%s)\n",
-                   launcher_pinned ? "the launcher pinned"
-                   : !one_node     ? "PEs on several nodes"
-                   : npes < 2      ? "one PE"
-                                   : "more PEs than CPUs");
+            printf("pin_share: nothing pinned (%s)\n", launcher_pinned ? "the launcher pinned"
+                                                       : !one_node     ? "PEs on several nodes"
+                                                       : npes < 2      ? "one PE"
+                                                                       : "more PEs than CPUs");
     } else {
         int share = (int)(online / npes);
         for (int a = 0; a < npes; a++) {
@@ -45,8 +46,7 @@ int main(int argc, char **argv) {
             for (int b = a + 1; b < npes; b++) {
                 cpu_set_t both;
                 CPU_AND(&both, &all[a], &all[b]);
-                CHECK(CPU_COUNT(&both) == 0, "PEs %d and %d share %d CPUs", a, b,
-                      CPU_COUNT(&both));
+                CHECK(CPU_COUNT(&both) == 0, "PEs %d and %d share %d CPUs", a, b, CPU_COUNT(&both));
             }
         }
     }
