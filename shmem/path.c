@@ -251,6 +251,16 @@ void shmemi_ctx_invalid(const char *fn) {
     shmemi_fatal("%s: SHMEM_CTX_INVALID passed as a context", fn);
 }
 
+void shmemi_ctx_dead(shmem_ctx_t ctx, const char *fn) {
+    shmemi_fatal("%s: %p is not a live context (destroyed by shmem_ctx_destroy, or never made by "
+                 "shmem_ctx_create or shmem_team_create_ctx)",
+                 fn, (void *)ctx);
+}
+
+void shmemi_null_buffer(const char *what, size_t n, const char *fn) {
+    shmemi_fatal("%s: the %s is NULL, with %zu bytes to transfer", fn, what, n);
+}
+
 void shmemi_bad_ctx_pe(const struct shmemi_ctx *c, int pe, const char *fn) {
     const struct shmemi_team *t = c->team;
     if (t == &shmemi_team_world)

@@ -151,7 +151,6 @@ extern int shmemi_npaths;
 
 /* ------------------------------------------------------------ the route */
 
-void shmemi_ctx_invalid(const char *fn) __attribute__((noreturn));
 void shmemi_bad_ctx_pe(const struct shmemi_ctx *c, int pe, const char *fn)
     __attribute__((noreturn));
 void shmemi_path_refused(const struct shmemi_route *r, const void *addr, const char *fn)
@@ -205,8 +204,7 @@ static inline void shmemi_route_at(struct shmemi_route *r, const void *addr, siz
 static inline void shmemi_route(struct shmemi_route *r, shmem_ctx_t ctx, const void *addr,
                                 size_t len, int pe, const char *fn) {
     shmemi_check_init(fn);
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        shmemi_ctx_invalid(fn);
+    shmemi_ctx_check(ctx, fn);
     const struct shmemi_team *t = ctx->team;
     if (SHMEMI_UNLIKELY((unsigned)pe >= (unsigned)t->size))
         shmemi_bad_ctx_pe(ctx, pe, fn);

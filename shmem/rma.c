@@ -21,6 +21,8 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
     }
     struct shmemi_route r;
     shmemi_route(&r, ctx, dest, bytes, pe, fn);
+    if (SHMEMI_UNLIKELY(!src))
+        shmemi_null_buffer("source", bytes, fn);
     shmemi_path_put(ctx, &r, src, bytes, nbi, fn);
 }
 
@@ -32,6 +34,8 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t bytes, int 
     }
     struct shmemi_route r;
     shmemi_route(&r, ctx, src, bytes, pe, fn);
+    if (SHMEMI_UNLIKELY(!dest))
+        shmemi_null_buffer("dest", bytes, fn);
     shmemi_path_get(ctx, dest, &r, bytes, nbi, fn);
 }
 
@@ -67,6 +71,8 @@ static void strided(shmem_ctx_t ctx, int put, void *dest, const void *src, ptrdi
     size_t dlen = strided_extent(dst, min, nblocks, esize, block, &dpitch, "target", fn);
     size_t slen = strided_extent(sst, min, nblocks, esize, block, &spitch, "source", fn);
     struct shmemi_route r;
+    if (!(put ? src : dest))
+        shmemi_null_buffer(put ? "source" : "dest", put ? slen : dlen, fn);
     if (put) {
         shmemi_route(&r, ctx, dest, dlen, pe, fn);
         r.path->iput(ctx, &r, dpitch, src, spitch, block, nblocks, fn);
@@ -105,6 +111,8 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t byte
         return;
     }
     shmemi_route(&r, ctx, dest, bytes, pe, fn);
+    if (SHMEMI_UNLIKELY(!src))
+        shmemi_null_buffer("source", bytes, fn);
     if (SHMEMI_LIKELY(r.path == rs.path)) {
         r.path->put_signal(ctx, &r, src, bytes, &rs, signal, sig_op, nbi, fn);
         return;

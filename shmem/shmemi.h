@@ -277,7 +277,12 @@ struct shmemi_ctx {
     /* The context's own fabric endpoint (shmem/fabric.c), made on first use;
      * NULL: none yet, or the default context's. */
     void *fabric;
+    /* SHMEMI_CTX_LIVE from its creation to its destruction. A destroyed
+     * context's memory is kept for the next one made, never given back, so
+     * that a call on a destroyed handle finds 0 here and says so. */
+    uint32_t live;
 };
+#define SHMEMI_CTX_LIVE 0x6c697665u
 
 struct shmemi_team {
     int start, stride, size; /* world PEs start + i * stride, i < size */
@@ -347,6 +352,8 @@ void shmemi_not_initialized(const char *fn) __attribute__((noreturn));
 void shmemi_bad_pe(int pe, const char *fn) __attribute__((noreturn));
 void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn)
     __attribute__((noreturn));
+/* A transfer of n (> 0) bytes whose local buffer (`what`) is NULL. */
+void shmemi_null_buffer(const char *what, size_t n, const char *fn) __attribute__((noreturn));
 
 static inline void shmemi_check_init(const char *fn) {
     shmemi_routine = fn;
@@ -382,9 +389,16 @@ static inline size_t shmemi_bytes(size_t nelems, size_t esize, const char *fn) {
     return n;
 }
 
+/* A context the program passed: ends the job naming fn on SHMEM_CTX_INVALID,
+ * on a destroyed context, and on a handle no context creation returned. */
+void shmemi_ctx_invalid(const char *fn) __attribute__((noreturn));
+void shmemi_ctx_dead(shmem_ctx_t ctx, const char *fn) __attribute__((noreturn));
 static inline struct shmemi_ctx *shmemi_ctx_check(shmem_ctx_t ctx, const char *fn) {
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        shmemi_fatal("%s: SHMEM_CTX_INVALID passed as a context", fn);
+        shmemi_ctx_invalid(fn);
+    /* Nothing is mapped below 64 KiB (vm.mmap_min_addr): no context lives there. */
+    if (SHMEMI_UNLIKELY((uintptr_t)ctx < 65536 || ctx->live != SHMEMI_CTX_LIVE))
+        shmemi_ctx_dead(ctx, fn);
     return (struct shmemi_ctx *)ctx;
 }
 

@@ -13,6 +13,7 @@ void shmemi_quiet(shmem_ctx_t ctx, const char *fn) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
         return;
+    shmemi_ctx_check(ctx, fn);
     shmemi_paths_quiet(ctx, -1, fn);
 }
 
@@ -20,6 +21,7 @@ void shmemi_fence(shmem_ctx_t ctx, const char *fn) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
         return;
+    shmemi_ctx_check(ctx, fn);
     shmemi_paths_fence(ctx, -1, fn);
 }
 
@@ -27,6 +29,9 @@ void shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *f
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
         return;
+    shmemi_ctx_check(ctx, fn);
+    if (npes && !pes)
+        shmemi_fatal("%s: the list of PEs is NULL, with %zu PEs in it", fn, npes);
     const struct shmemi_team *t = ctx->team;
     for (size_t i = 0; i < npes; i++) {
         if ((unsigned)pes[i] >= (unsigned)t->size)

@@ -29,7 +29,7 @@ shmem_team_t const SHMEM_TEAM_WORLD = &shmemi_team_world;
  * node, all of WORLD on one node. */
 shmem_team_t const SHMEM_TEAM_SHARED = &shmemi_team_shared;
 
-struct shmemi_ctx shmemi_ctx_default = {.team = &shmemi_team_world};
+struct shmemi_ctx shmemi_ctx_default = {.team = &shmemi_team_world, .live = SHMEMI_CTX_LIVE};
 shmem_ctx_t const SHMEM_CTX_DEFAULT = &shmemi_ctx_default;
 
 /* The live teams of this PE by slot, and the mask of slots they hold. */
@@ -368,17 +368,27 @@ void shmem_team_destroy(shmem_team_t team) {
 
 /* ----------------------------------------------------------------- contexts */
 
+/* Destroyed contexts, kept for the next ones made (struct shmemi_ctx: live),
+ * linked through their `pending` field. */
+static struct {
+    pthread_mutex_t lock;
+    struct shmemi_ctx *head;
+} ctx_spare = {PTHREAD_MUTEX_INITIALIZER, NULL};
+
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     if (!ctx)
         return -1;
     *ctx = SHMEM_CTX_INVALID;
     if (!shmemi_team_get(team, __func__))
         return -1;
-    struct shmemi_ctx *c = calloc(1, sizeof(*c));
-    if (!c)
+    pthread_mutex_lock(&ctx_spare.lock);
+    struct shmemi_ctx *c = ctx_spare.head;
+    if (c)
+        ctx_spare.head = (struct shmemi_ctx *)c->pending;
+    pthread_mutex_unlock(&ctx_spare.lock);
+    if (!c && !(c = malloc(sizeof(*c))))
         return -1;
-    c->options = options;
-    c->team = team;
+    *c = (struct shmemi_ctx){.options = options, .team = team, .live = SHMEMI_CTX_LIVE};
     *ctx = c;
     return 0;
 }
@@ -393,11 +403,16 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
         return;
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal("%s: the default context cannot be destroyed", __func__);
+    shmemi_ctx_check(ctx, __func__);
     /* Destroying a context completes its outstanding operations. */
     shmemi_quiet(ctx, __func__);
     shmemi_engine_ctx_free(ctx);
     shmemi_paths_ctx_free(ctx);
-    free(ctx);
+    *ctx = (struct shmemi_ctx){0};
+    pthread_mutex_lock(&ctx_spare.lock);
+    ctx->pending = (struct shmemi_ctx_pending *)ctx_spare.head;
+    ctx_spare.head = ctx;
+    pthread_mutex_unlock(&ctx_spare.lock);
 }
 
 /* ----------------------------------------------------------------- sessions */
@@ -418,7 +433,7 @@ static void session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
         return;
-    struct shmemi_ctx *c = (struct shmemi_ctx *)ctx;
+    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
     long was = __atomic_fetch_or(&c->session, options | SESSION_ON, __ATOMIC_RELAXED);
     if (!was)
         c->session_ops = SIZE_MAX; /* the default: no expected count */
@@ -433,7 +448,7 @@ static void session_stop(shmem_ctx_t ctx, const char *fn) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_INVALID)
         return;
-    struct shmemi_ctx *c = (struct shmemi_ctx *)ctx;
+    struct shmemi_ctx *c = shmemi_ctx_check(ctx, fn);
     if (!__atomic_exchange_n(&c->session, 0, __ATOMIC_RELAXED)) {
         shmemi_debug("%s: no session under way on this context", fn);
         return;
@@ -458,6 +473,6 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
             *team = SHMEM_TEAM_INVALID;
         return -1;
     }
-    *team = ((struct shmemi_ctx *)ctx)->team;
+    *team = shmemi_ctx_check(ctx, __func__)->team;
     return 0;
 }
