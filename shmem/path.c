@@ -252,6 +252,9 @@ void shmemi_ctx_invalid(const char *fn) {
 }
 
 void shmemi_ctx_dead(shmem_ctx_t ctx, const char *fn) {
+    if ((uintptr_t)ctx >= 65536 && ctx->live == SHMEMI_CTX_TEAM_GONE)
+        shmemi_fatal("%s: context %p was destroyed with its team (shmem_team_destroy)", fn,
+                     (void *)ctx);
     shmemi_fatal("%s: %p is not a live context (destroyed by shmem_ctx_destroy, or never made by "
                  "shmem_ctx_create or shmem_team_create_ctx)",
                  fn, (void *)ctx);

@@ -277,12 +277,16 @@ struct shmemi_ctx {
     /* The context's own fabric endpoint (shmem/fabric.c), made on first use;
      * NULL: none yet, or the default context's. */
     void *fabric;
+    /* The next context made on the same team (struct shmemi_team: ctxs). */
+    struct shmemi_ctx *team_next;
     /* SHMEMI_CTX_LIVE from its creation to its destruction. A destroyed
      * context's memory is kept for the next one made, never given back, so
-     * that a call on a destroyed handle finds 0 here and says so. */
+     * that a call on a destroyed handle finds 0 here and says so;
+     * SHMEMI_CTX_TEAM_GONE: destroyed with its team, and never made again. */
     uint32_t live;
 };
 #define SHMEMI_CTX_LIVE 0x6c697665u
+#define SHMEMI_CTX_TEAM_GONE 0x676f6e65u
 
 struct shmemi_team {
     int start, stride, size; /* world PEs start + i * stride, i < size */
@@ -291,6 +295,7 @@ struct shmemi_team {
     uint64_t epoch;          /* syncs done on the team; only grows */
     shmem_team_config_t config;
     long config_mask;
+    struct shmemi_ctx *ctxs; /* the live contexts made on it (team.c) */
 };
 
 struct shmemi_state {

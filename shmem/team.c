@@ -350,6 +350,23 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     return team_split(p, sp, 2, __func__);
 }
 
+/* Destroyed contexts, kept for the next ones made (struct shmemi_ctx: live),
+ * linked through their `pending` field; the lock also guards every team's
+ * list of contexts. */
+static struct {
+    pthread_mutex_t lock;
+    struct shmemi_ctx *head;
+} ctx_spare = {PTHREAD_MUTEX_INITIALIZER, NULL};
+
+/* Complete ctx's transfers and release what the engine and the rows keep
+ * for it; then it is no longer live (`how`: 0, or SHMEMI_CTX_TEAM_GONE). */
+static void ctx_end(struct shmemi_ctx *ctx, uint32_t how, const char *fn) {
+    shmemi_quiet(ctx, fn);
+    shmemi_engine_ctx_free(ctx);
+    shmemi_paths_ctx_free(ctx);
+    *ctx = (struct shmemi_ctx){.live = how};
+}
+
 void shmem_team_destroy(shmem_team_t team) {
     shmemi_check_init(__func__);
     if (team == SHMEM_TEAM_INVALID)
@@ -359,6 +376,20 @@ void shmem_team_destroy(shmem_team_t team) {
     struct shmemi_team *t = shmemi_team_get(team, __func__);
     if (!t)
         shmemi_fatal("%s: %p is not a live team", __func__, (void *)team);
+    /* Its contexts go with it (the specification: its shareable ones; a
+     * private one still live would be an error of the program, and is ended
+     * alike). Their handles stay known as gone with the team: a later
+     * shmem_ctx_destroy of one does nothing, any other call on one ends the
+     * job saying so. */
+    pthread_mutex_lock(&ctx_spare.lock);
+    struct shmemi_ctx *c = t->ctxs;
+    t->ctxs = NULL;
+    pthread_mutex_unlock(&ctx_spare.lock);
+    while (c) {
+        struct shmemi_ctx *next = c->team_next;
+        ctx_end(c, SHMEMI_CTX_TEAM_GONE, __func__);
+        c = next;
+    }
     /* No sync: this PE has finished every sync and collective on the team,
      * so no peer writes into its slot any more (see team_split). */
     team_live[t->slot] = NULL;
@@ -367,13 +398,6 @@ void shmem_team_destroy(shmem_team_t team) {
 }
 
 /* ----------------------------------------------------------------- contexts */
-
-/* Destroyed contexts, kept for the next ones made (struct shmemi_ctx: live),
- * linked through their `pending` field. */
-static struct {
-    pthread_mutex_t lock;
-    struct shmemi_ctx *head;
-} ctx_spare = {PTHREAD_MUTEX_INITIALIZER, NULL};
 
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     if (!ctx)
@@ -385,10 +409,14 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     struct shmemi_ctx *c = ctx_spare.head;
     if (c)
         ctx_spare.head = (struct shmemi_ctx *)c->pending;
-    pthread_mutex_unlock(&ctx_spare.lock);
-    if (!c && !(c = malloc(sizeof(*c))))
+    if (!c && !(c = malloc(sizeof(*c)))) {
+        pthread_mutex_unlock(&ctx_spare.lock);
         return -1;
-    *c = (struct shmemi_ctx){.options = options, .team = team, .live = SHMEMI_CTX_LIVE};
+    }
+    *c = (struct shmemi_ctx){
+        .options = options, .team = team, .team_next = team->ctxs, .live = SHMEMI_CTX_LIVE};
+    team->ctxs = c;
+    pthread_mutex_unlock(&ctx_spare.lock);
     *ctx = c;
     return 0;
 }
@@ -403,12 +431,19 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
         return;
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal("%s: the default context cannot be destroyed", __func__);
+    if ((uintptr_t)ctx >= 65536 && ctx->live == SHMEMI_CTX_TEAM_GONE) {
+        shmemi_debug("%s: context %p was already destroyed with its team", __func__, (void *)ctx);
+        return;
+    }
     shmemi_ctx_check(ctx, __func__);
+    pthread_mutex_lock(&ctx_spare.lock);
+    struct shmemi_ctx **at = &ctx->team->ctxs;
+    while (*at != ctx)
+        at = &(*at)->team_next;
+    *at = ctx->team_next;
+    pthread_mutex_unlock(&ctx_spare.lock);
     /* Destroying a context completes its outstanding operations. */
-    shmemi_quiet(ctx, __func__);
-    shmemi_engine_ctx_free(ctx);
-    shmemi_paths_ctx_free(ctx);
-    *ctx = (struct shmemi_ctx){0};
+    ctx_end(ctx, 0, __func__);
     pthread_mutex_lock(&ctx_spare.lock);
     ctx->pending = (struct shmemi_ctx_pending *)ctx_spare.head;
     ctx_spare.head = ctx;
