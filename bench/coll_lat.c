@@ -1,7 +1,10 @@
 /*
  * coll_lat - latency of collectives over all PEs, per size.
  *
- *   bcast_lat              broadcast of `size` bytes from PE 0
+ *   bcast_lat              broadcast of `size` bytes from PE 0 (1.5 API only: the
+ *                          team form, which writes the root's dest too)
+ *   bcast_set_lat          the active-set broadcast (shmem_broadcast64), which does
+ *                          not: the form every library has, to compare them by
  *   fcollect_lat           fcollect, `size` bytes contributed by each PE
  *   alltoall_lat           alltoall, `size` bytes from each PE to each PE
  *   reduce_long_sum_lat    sum reduction of size/8 longs
@@ -35,6 +38,7 @@
 
 enum coll {
     C_BCAST,
+    C_BCAST_SET,
     C_FCOLLECT,
     C_ALLTOALL,
     C_RED_LONG,
@@ -44,25 +48,32 @@ enum coll {
     C_COUNT
 };
 static const char *const coll_name[C_COUNT] = {
-    "bcast_lat",           "fcollect_lat",          "alltoall_lat",
-    "reduce_long_sum_lat", "reduce_double_sum_lat", "inscan_long_lat",
-    "exscan_long_lat"};
+    "bcast_lat",           "bcast_set_lat",         "fcollect_lat",    "alltoall_lat",
+    "reduce_long_sum_lat", "reduce_double_sum_lat", "inscan_long_lat", "exscan_long_lat"};
+/* The team broadcast exists from 1.5 on. */
+#define COLL_FIRST (COLL_API_15 ? C_BCAST : C_BCAST_SET)
 /* The scans exist from 1.6 on: with an older library their rows are left out. */
 #define COLL_LAST (COLL_API_16 ? C_COUNT : C_INSCAN)
 
+/* The active-set broadcast's, and with a 1.4 library every collective's: at
+ * least as long as each of them needs. */
+static long psync[SHMEM_BCAST_SYNC_SIZE + SHMEM_REDUCE_SYNC_SIZE + SHMEM_COLLECT_SYNC_SIZE +
+                  SHMEM_ALLTOALL_SYNC_SIZE];
 #if !COLL_API_15
-static long
-    psync[SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
-              ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE
-                                                                   : SHMEM_ALLTOALL_SYNC_SIZE)
-              : (SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE ? SHMEM_COLLECT_SYNC_SIZE
-                                                                    : SHMEM_ALLTOALL_SYNC_SIZE)];
 static long *lwrk;
 static double *dwrk;
 #endif
 
 static void do_coll(enum coll c, char *dst, char *src, size_t size) {
     size_t n64 = size / 8;
+    if (c == C_BCAST_SET) {
+        /* Deprecated from 1.5 on, and still there. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        shmem_broadcast64(dst, src, n64, 0, 0, 0, shmem_n_pes(), psync);
+#pragma GCC diagnostic pop
+        return;
+    }
 #if COLL_API_15
     switch (c) {
     case C_BCAST: shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, size, 0); break;
@@ -78,7 +89,6 @@ static void do_coll(enum coll c, char *dst, char *src, size_t size) {
 #else
     int np = shmem_n_pes();
     switch (c) {
-    case C_BCAST: shmem_broadcast64(dst, src, n64, 0, 0, 0, np, psync); break;
     case C_FCOLLECT: shmem_fcollect64(dst, src, n64, 0, 0, np, psync); break;
     case C_ALLTOALL: shmem_alltoall64(dst, src, n64, 0, 0, np, psync); break;
     case C_RED_LONG:
@@ -133,9 +143,9 @@ int main(int argc, char **argv) {
     size_t cap = o.max_size * np;
     char *src = bench_shmalloc(&o, cap);
     char *dst = bench_shmalloc(&o, cap);
-#if !COLL_API_15
     for (size_t i = 0; i < sizeof(psync) / sizeof(psync[0]); i++)
         psync[i] = SHMEM_SYNC_VALUE;
+#if !COLL_API_15
     size_t wrk = o.max_size / 8 / 2 + 1;
     if (wrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE)
         wrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
@@ -152,7 +162,7 @@ int main(int argc, char **argv) {
         bench_report(&o, "team_sync_lat", np, "lat_median", v, "us");
     }
 #endif
-    for (int c = 0; c < COLL_LAST; c++) {
+    for (int c = COLL_FIRST; c < COLL_LAST; c++) {
         for (size_t size = o.min_size; size; size = bench_next_size(&o, size)) {
             size_t s = size & ~(size_t)7;
             long n = bench_iters_for(&o, s * np, 512 * BENCH_MIB);
