@@ -109,11 +109,18 @@ static int to_world(const struct shmemi_team *t, int pe) {
     return pe < 0 || pe >= t->size ? -1 : t->start + pe * t->stride;
 }
 
-static int from_world(const struct shmemi_team *t, int pe) {
-    int rel = pe - t->start;
-    if (rel < 0 || rel % t->stride || rel / t->stride >= t->size)
+/* The index i < size with start + i * stride == pe, or -1 (stride may be
+ * negative: a team in reverse order of its parent's). */
+static int member_index(int start, int stride, int size, int pe) {
+    int rel = pe - start;
+    if (rel % stride)
         return -1;
-    return rel / t->stride;
+    int i = rel / stride;
+    return i >= 0 && i < size ? i : -1;
+}
+
+static int from_world(const struct shmemi_team *t, int pe) {
+    return member_index(t->start, t->stride, t->size, pe);
 }
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
@@ -230,10 +237,7 @@ static int team_split(struct shmemi_team *parent, struct split *sp, int n, const
     struct shmemi_team *made[2] = {NULL, NULL};
     int idx[2];
     for (int i = 0; i < n; i++) {
-        int rel = parent->my_pe - sp[i].start;
-        idx[i] = rel >= 0 && rel % sp[i].stride == 0 && rel / sp[i].stride < sp[i].size
-                     ? rel / sp[i].stride
-                     : -1;
+        idx[i] = member_index(sp[i].start, sp[i].stride, sp[i].size, parent->my_pe);
         if (idx[i] >= 0 && !(made[i] = calloc(1, sizeof(*made[i]))))
             shmemi_fatal("%s: out of memory for a team", fn);
     }
@@ -302,10 +306,12 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     *new_team = SHMEM_TEAM_INVALID;
     if (!p)
         return -1;
+    /* 1.6: a negative stride makes a team in the reverse order of the
+     * parent's (start its highest PE); a zero stride goes with a size of 1. */
     if (size == 1)
         stride = 1;
-    if (size < 1 || stride < 1 || start < 0 || start >= p->size ||
-        (long)start + (long)(size - 1) * stride >= p->size) {
+    long last = (long)start + (long)(size - 1) * stride;
+    if (size < 1 || !stride || start < 0 || start >= p->size || last < 0 || last >= p->size) {
         shmemi_debug("%s: start %d, stride %d, size %d do not fit a parent team of %d PEs",
                      __func__, start, stride, size, p->size);
         return -1;
