@@ -357,12 +357,14 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
 }
 
 /* Destroyed contexts, kept for the next ones made (struct shmemi_ctx: live),
- * linked through their `pending` field; the lock also guards every team's
- * list of contexts. */
+ * and contexts gone with their team, kept so that their handles stay known
+ * as such and never made again; both lists are linked through the `pending`
+ * field. The lock also guards every team's list of contexts. */
 static struct {
     pthread_mutex_t lock;
     struct shmemi_ctx *head;
-} ctx_spare = {PTHREAD_MUTEX_INITIALIZER, NULL};
+    struct shmemi_ctx *gone;
+} ctx_spare = {PTHREAD_MUTEX_INITIALIZER, NULL, NULL};
 
 /* Complete ctx's transfers and release what the engine and the rows keep
  * for it; then it is no longer live (`how`: 0, or SHMEMI_CTX_TEAM_GONE). */
@@ -394,6 +396,10 @@ void shmem_team_destroy(shmem_team_t team) {
     while (c) {
         struct shmemi_ctx *next = c->team_next;
         ctx_end(c, SHMEMI_CTX_TEAM_GONE, __func__);
+        pthread_mutex_lock(&ctx_spare.lock);
+        c->pending = (struct shmemi_ctx_pending *)ctx_spare.gone;
+        ctx_spare.gone = c;
+        pthread_mutex_unlock(&ctx_spare.lock);
         c = next;
     }
     /* No sync: this PE has finished every sync and collective on the team,
