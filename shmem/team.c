@@ -288,7 +288,12 @@ static int team_split(struct shmemi_team *parent, struct split *sp, int n, const
         t->slot = slot[i];
         t->epoch = 0;
         t->config_mask = sp[i].mask;
-        if (sp[i].config && (sp[i].mask & SHMEM_TEAM_NUM_CONTEXTS))
+        /* The mask says which fields the library must honour; a count given
+         * outside it is still the team's configuration as the program
+         * described it (and as the reference implementation reports it), a
+         * negative one (an unset field) aside. */
+        if (sp[i].config &&
+            ((sp[i].mask & SHMEM_TEAM_NUM_CONTEXTS) || sp[i].config->num_contexts >= 0))
             t->config.num_contexts = sp[i].config->num_contexts;
         team_live[t->slot] = t;
         team_used |= SLOT_BIT(t->slot);

@@ -157,6 +157,15 @@ int main(void) {
     shmem_team_config_t wc;
     CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &wc) == 0,
           "world config");
+    /* A configuration given with a mask that leaves it out is still the
+     * one the team reports. */
+    shmem_team_config_t three = {.num_contexts = 3}, back = {0};
+    shmem_team_t all;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &three, 0, &all) == 0 &&
+              shmem_team_get_config(all, SHMEM_TEAM_NUM_CONTEXTS, &back) == 0 &&
+              back.num_contexts == 3,
+          "config given without its mask: %d", back.num_contexts);
+    shmem_team_destroy(all);
 #if FUNC_SPEC_16
     /* 1.6: a mask of 0 asks for nothing (config may be NULL); a mask with a
      * NULL config, or an invalid team, gives nonzero. */
