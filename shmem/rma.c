@@ -183,8 +183,12 @@ get_elem(shmem_ctx_t ctx, void *dst, const void *src, size_t n, int pe, const ch
                       sig_op, pe, NBI, __func__);
 #include "shmem/api_define.h"
 
+/* Programs poll with it, as with shmem_test: the rows that move data only
+ * in a caller's progress (a fabric with manual progress) get a turn first,
+ * or a peer's put-with-signal polled for on both sides would never land. */
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
     uint64_t v;
+    shmemi_paths_progress();
     shmemi_ivar_load(sig_addr, sizeof(v), &v, __func__);
     return v;
 }
