@@ -98,7 +98,8 @@ elseif(SHMEM_GPU STREQUAL "hip")
   # (Debian's hipcc 5.2 does not: "invalid target ID 'gfx942'").
   if(SHMEM_HIP_ARCHS STREQUAL "gfx90a;gfx940")
     file(WRITE ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.hip "__global__ void k() {}\n")
-    execute_process(COMMAND ${SHMEM_HIPCC} -x hip --offload-arch=gfx942 -c
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env TMPDIR=${CMAKE_BINARY_DIR}/CMakeFiles
+                            ${SHMEM_HIPCC} -x hip --offload-arch=gfx942 -c
                             ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.hip
                             -o ${CMAKE_BINARY_DIR}/CMakeFiles/hip_arch_probe.o
                     RESULT_VARIABLE _gfx942 OUTPUT_QUIET ERROR_QUIET)
@@ -132,9 +133,12 @@ function(shmem_hip_objects target out)
     string(MD5 tag ${abs})
     string(SUBSTRING ${tag} 0 8 tag)
     set(obj ${CMAKE_CURRENT_BINARY_DIR}/hip/${target}/${name}.${tag}.o)
+    # clang's HIP driver leaves an empty directory per compile in TMPDIR: in the build tree,
+    # not /tmp (kept: two targets that share an object may compile it at once).
     add_custom_command(OUTPUT ${obj}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/hip/${target}
-      COMMAND ${SHMEM_HIPCC} ${SHMEM_HIP_FLAGS} "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/hip/${target}/tmp
+      COMMAND ${CMAKE_COMMAND} -E env TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/hip/${target}/tmp
+              ${SHMEM_HIPCC} ${SHMEM_HIP_FLAGS} "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
               "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" -MD -MF ${obj}.d -c ${abs} -o ${obj}
       DEPENDS ${abs}
       DEPFILE ${obj}.d

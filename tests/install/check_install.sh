@@ -104,7 +104,8 @@ hipcc)
     [ -n "$hipcc" ] || skip "hipcc not found: the HIP kernel program was not compiled"
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
-    (set -x; SHMEM_CC=$hipcc "$prefix/bin/oshcc" --offload-arch="$arch" -c -o "$out/device_ring.o" \
+    # TMPDIR: clang's HIP driver leaves an empty directory there per compile.
+    (set -x; TMPDIR=$out SHMEM_CC=$hipcc "$prefix/bin/oshcc" --offload-arch="$arch" -c -o "$out/device_ring.o" \
         "$src/examples/device_ring.cu")
     ;;
 *)
