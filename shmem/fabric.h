@@ -253,8 +253,21 @@ struct fab_req {
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn);
 enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
 
-/* An application's thread posts a transfer to pe on e (fabric_progress.c). */
-void shmemi_fab_posting(struct fab_ep *e, int pe);
+/* An application's thread posts a transfer (fabric_progress.c). */
+void shmemi_fab_posting(void);
+
+/* A transfer to pe that quiet waits for was counted in e->issued: pe joins the PEs a
+ * stalled quiet rings (fabric_bell.c). After the count, so that a quiet that clears the
+ * bit and then finds the count unchanged knows the transfer was among those it waited for
+ * (shmemi_fab_quiet); sequentially consistent with that count, with the test below and with
+ * the quiet's exchange and load. */
+static inline void shmemi_fab_toward(struct fab_ep *e, int pe) {
+    if (!e->towards)
+        return;
+    uint64_t bit = (uint64_t)1 << (pe % 64);
+    if (!(__atomic_load_n(&e->towards[pe / 64], __ATOMIC_SEQ_CST) & bit))
+        __atomic_fetch_or(&e->towards[pe / 64], bit, __ATOMIC_SEQ_CST);
+}
 
 /* fabric_bell.c: the progress thread's doorbell, opened where it sleeps:
  * its address into name (*len: room, then length), and the peers'. */
@@ -288,7 +301,7 @@ struct fi_info *shmemi_fab_fresh_info(const char *suffix);
         ssize_t rc_;                                                                               \
         struct shmemi_spin sp_ = {0};                                                              \
         struct fab_stall st_ = {0, 0};                                                             \
-        shmemi_fab_posting(e, pe);                                                                 \
+        shmemi_fab_posting();                                                                      \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
             shmemi_fab_progress(e);                                                                \
             shmemi_fab_stall(&st_, e, pe);                                                         \

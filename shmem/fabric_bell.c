@@ -44,9 +44,9 @@
 #define BELL_AFTER_NS 50000ull
 #define BELL_EVERY_NS 1000000ull
 /* A wait for several PEs rings every PE its endpoint wrote to since the last
- * quiet that saw nothing more posted; a quiet that raced with another
- * thread's posts may have cleared a PE it then waits for, so past
- * BELL_ALL_NS such a wait rings every PE. */
+ * quiet that saw nothing more posted (shmemi_fab_toward, shmemi_fab_quiet);
+ * past BELL_ALL_NS such a wait rings every PE, a net under whatever those
+ * bits might miss. */
 #define BELL_ALL_NS 100000000ull
 
 static struct {

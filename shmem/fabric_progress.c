@@ -157,13 +157,8 @@ void shmemi_fab_progress(struct fab_ep *e) { progress_for(e, NULL); }
  * looking meanwhile, each look and post handing the provider's lock over (a
  * futex call each). A PE that only posts then serves its peers' transfers
  * at the thread's next look (at most PROG_STEP_ASIDE_MAX_US). */
-void shmemi_fab_posting(struct fab_ep *e, int pe) {
+void shmemi_fab_posting(void) {
     __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
-    if (e->towards && pe >= 0) {
-        uint64_t bit = (uint64_t)1 << (pe % 64);
-        if (!(__atomic_load_n(&e->towards[pe / 64], __ATOMIC_RELAXED) & bit))
-            __atomic_fetch_or(&e->towards[pe / 64], bit, __ATOMIC_RELAXED);
-    }
 }
 
 /* Rung (fabric_bell.c): serve the main endpoint until BELL_SERVE_NS past

@@ -73,8 +73,9 @@ static void post(struct fab_ep *e, int pe, int region, uint64_t ra, void *buf, s
         FAB_POST(e, pe, what, fn, fi_writemsg(e->ep, &m, flags));
     else
         FAB_POST(e, pe, what, fn, fi_readmsg(e->ep, &m, flags));
-    /* Release: a quiet that reads the count (acquire) waits for this one. */
-    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+    /* A quiet that reads the count waits for this one. */
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_SEQ_CST);
+    shmemi_fab_toward(e, pe);
 }
 
 /* A transfer that completes at quiet was posted on e, taking `way`, and
@@ -222,12 +223,17 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
         uint64_t issued = __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE);
         waited = shmemi_fab_wait(e, issued, -1, fn);
         /* The PEs a later wait rings (fabric_bell.c): none, unless more was
-         * posted meanwhile (another thread's: a race that clears its PE
-         * costs that wait the ring of every PE, later). */
-        if (e->towards && __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE) == issued)
-            for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++)
-                if (__atomic_load_n(&e->towards[w], __ATOMIC_RELAXED))
-                    __atomic_store_n(&e->towards[w], 0, __ATOMIC_RELAXED);
+         * posted meanwhile. A poster sets its PE's bit after counting its
+         * transfer (shmemi_fab_toward), so a bit cleared here whose transfer
+         * this quiet did not wait for shows as a count that moved, and goes
+         * back: another thread's wait never loses the PE it must ring. */
+        for (int w = 0; e->towards && w < (shmemi.n_pes + 63) / 64; w++) {
+            if (!__atomic_load_n(&e->towards[w], __ATOMIC_RELAXED))
+                continue;
+            uint64_t was = __atomic_exchange_n(&e->towards[w], 0, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&e->issued, __ATOMIC_SEQ_CST) != issued)
+                __atomic_fetch_or(&e->towards[w], was, __ATOMIC_SEQ_CST);
+        }
         /* Two threads' quiets may store out of order: a smaller count only
          * makes the next quiet wait. */
         __atomic_store_n(&e->app_quieted, app, __ATOMIC_RELAXED);
@@ -445,7 +451,8 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
     } else {
         FAB_POST(e, r->pe, "an atomic", fn, fi_atomicmsg(e->ep, &m, FI_COMPLETION | dc));
     }
-    __atomic_fetch_add(&e->issued, 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_SEQ_CST);
+    shmemi_fab_toward(e, r->pe);
     count_app(e);
     if (!q.pending) /* complete at quiet */
         in_flight(e, shmemi.peers[r->pe].path[r->region] == &shmemi_path_fabric ? FAB_WAY_ATOMIC
