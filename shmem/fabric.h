@@ -84,7 +84,12 @@ struct fab_ep {
     struct fid_ep *ep;
     struct fid_cntr *cntr; /* completions of FI_WRITE | FI_READ transfers */
     struct fid_cq *cq;     /* errors (selective completion); messages on the main one */
-    uint64_t issued;       /* transfers posted that count in cntr (atomic) */
+    /* Transfers that count in cntr (atomic), each counted before it is posted:
+     * every completion cntr shows is of a transfer already counted here. */
+    uint64_t issued;
+    /* Quiets draining the endpoint (atomic): new transfers wait until none
+     * does (shmemi_fab_count). */
+    int draining;
     /* Of those, the application's (not the library's protocol words), counted
      * after issued; and their count at the last quiet that found every
      * transfer done (atomics). A quiet with none since has nothing to wait
@@ -92,6 +97,7 @@ struct fab_ep {
      * provider's progress, a system call over sockets). */
     uint64_t app_issued, app_quieted;
     uint64_t *dirty;   /* readback quiet: PEs written to since the last quiet (bits) */
+    int reading_back;  /* a quiet's readback is posted or in flight (atomic; readback) */
     uint64_t *acked;   /* PEs whose first write since the last quiet was delivered */
     uint64_t *towards; /* with a doorbell: PEs posted to since a quiet found none more (bits) */
     /* Atomics, cleared by quiet (see fabric_fence): the ways (FAB_WAY_*) of
@@ -207,7 +213,9 @@ int shmemi_fab_local(const void *buf, size_t n, void **desc);
 char *shmemi_fab_slot(struct fab_ep *e);
 void shmemi_fab_slot_put(struct fab_ep *e, char *slot);
 
-/* A write or atomic to pe was posted on e: a readback quiet reads from pe. */
+/* A write or atomic to pe was posted on e: a readback quiet reads from pe.
+ * After the post, so that a read that a quiet posts once it cleared the bit
+ * is placed after the write. */
 static inline void shmemi_fab_dirty(struct fab_ep *e, int pe) {
     if (e->dirty) {
         uint64_t bit = (uint64_t)1 << (pe % 64);
@@ -215,8 +223,9 @@ static inline void shmemi_fab_dirty(struct fab_ep *e, int pe) {
             __atomic_fetch_or(&e->dirty[pe / 64], bit, __ATOMIC_RELEASE);
     }
 }
-/* The completion flags of a write to pe (marked for the readback quiet when
- * it needs one). Where only writes are read back (atomics delivered), the
+/* The completion flags of a write to pe: FI_DELIVERY_COMPLETE, or 0 when a
+ * readback quiet reads it back (the caller marks pe once it is posted:
+ * shmemi_fab_dirty). Where only writes are read back (atomics delivered), the
  * first write to a PE since the last quiet is delivered instead: a lone put
  * and its quiet then cost one round trip, not a write and then a read
  * (e->acked: the PEs that had theirs). */
@@ -228,7 +237,6 @@ static inline uint64_t shmemi_fab_write_flags(struct fab_ep *e, int pe) {
         if (!(__atomic_fetch_or(&e->acked[pe / 64], bit, __ATOMIC_ACQ_REL) & bit))
             return FI_DELIVERY_COMPLETE;
     }
-    shmemi_fab_dirty(e, pe);
     return 0;
 }
 /* The remote address of a route of the fabric row. */
@@ -255,6 +263,19 @@ enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
 
 /* An application's thread posts a transfer (fabric_progress.c). */
 void shmemi_fab_posting(void);
+
+/* A transfer about to be posted on e, counted in e->issued; first, while a
+ * quiet drains the endpoint, the wait until it has (shmemi_fab_quiet). Not
+ * for the transfers of a thread that drains or waits at the gate itself
+ * (the liveness checks of its wait read the peers' words):
+ * shmemi_fab_ungated. */
+extern __thread int shmemi_fab_ungated;
+void shmemi_fab_gate(struct fab_ep *e);
+static inline void shmemi_fab_count(struct fab_ep *e) {
+    if (SHMEMI_UNLIKELY(__atomic_load_n(&e->draining, __ATOMIC_SEQ_CST)) && !shmemi_fab_ungated)
+        shmemi_fab_gate(e);
+    __atomic_fetch_add(&e->issued, 1, __ATOMIC_SEQ_CST);
+}
 
 /* A transfer to pe that quiet waits for was counted in e->issued: pe joins the PEs a
  * stalled quiet rings (fabric_bell.c). After the count, so that a quiet that clears the

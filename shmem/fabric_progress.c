@@ -346,6 +346,19 @@ int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
     return 1;
 }
 
+__thread int shmemi_fab_ungated;
+
+void shmemi_fab_gate(struct fab_ep *e) {
+    struct shmemi_spin s = {0};
+    shmemi_fab_ungated++;
+    while (__atomic_load_n(&e->draining, __ATOMIC_SEQ_CST)) {
+        shmemi_fab_progress(e);
+        shmemi_spin(&s);
+    }
+    shmemi_spin_end(&s);
+    shmemi_fab_ungated--;
+}
+
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
     struct shmemi_spin s = {0};
     struct fab_stall st = {0, 0};

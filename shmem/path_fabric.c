@@ -53,10 +53,9 @@ static struct shmemi_ctx engine_ctx = {.team = &shmemi_team_world};
 
 /* ----------------------------------------------------------- posting */
 
-/* One RMA transfer between local [buf, buf + n) (descriptor desc) and the
- * remote address ra of r's PE: posted with flags, counted in e. */
 /* One write (or read) of n bytes between buf and ra, in pe's region, with
- * exactly `flags`; counted as issued. */
+ * exactly `flags`; counted as issued (before it is posted: a completion
+ * never shows before its count). */
 static void post(struct fab_ep *e, int pe, int region, uint64_t ra, void *buf, size_t n, void *desc,
                  uint64_t flags, void *ctx, int write, const char *what, const char *fn) {
     const struct fab_peer *p = &shmemi_fab.peers[pe];
@@ -69,12 +68,12 @@ static void post(struct fab_ep *e, int pe, int region, uint64_t ra, void *buf, s
                            .rma_iov = &riov,
                            .rma_iov_count = 1,
                            .context = ctx};
+    /* A quiet that reads the count waits for this one. */
+    shmemi_fab_count(e);
     if (write)
         FAB_POST(e, pe, what, fn, fi_writemsg(e->ep, &m, flags));
     else
         FAB_POST(e, pe, what, fn, fi_readmsg(e->ep, &m, flags));
-    /* A quiet that reads the count waits for this one. */
-    __atomic_fetch_add(&e->issued, 1, __ATOMIC_SEQ_CST);
     shmemi_fab_toward(e, pe);
 }
 
@@ -92,10 +91,12 @@ static void count_app(struct fab_ep *e) { __atomic_fetch_add(&e->app_issued, 1, 
 
 static void rma(struct fab_ep *e, const struct shmemi_route *r, uint64_t ra, void *buf, size_t n,
                 void *desc, uint64_t flags, void *ctx, int write, const char *fn) {
-    if (write)
-        flags |= shmemi_fab_write_flags(e, r->pe);
-    post(e, r->pe, r->region, ra, buf, n, desc, flags, ctx, write, write ? "a put" : "a get", fn);
+    uint64_t dc = write ? shmemi_fab_write_flags(e, r->pe) : 0;
+    post(e, r->pe, r->region, ra, buf, n, desc, flags | dc, ctx, write, write ? "a put" : "a get",
+         fn);
     count_app(e);
+    if (write && !dc)
+        shmemi_fab_dirty(e, r->pe);
     if (write)
         in_flight(e, FAB_WAY_WRITE);
 }
@@ -179,9 +180,19 @@ static void staged(struct fab_ep *e, const struct shmemi_route *r, char *local, 
 
 /* A readback quiet: a read from every PE written to since the last quiet
  * (the provider places it after those writes: FI_ORDER_RAW), all posted,
- * then waited for. */
+ * then waited for. One quiet at a time: a thread's quiet that finds the
+ * marks of its writes cleared by another's (whose reads of those PEs are
+ * still on their way) waits for that one's reads to come back. */
 static void readback(struct fab_ep *e, const char *fn) {
+    struct shmemi_spin s = {0};
+    while (__atomic_load_n(&e->reading_back, __ATOMIC_RELAXED) ||
+           __atomic_exchange_n(&e->reading_back, 1, __ATOMIC_ACQUIRE)) {
+        shmemi_fab_progress(e);
+        shmemi_spin(&s);
+    }
+    shmemi_spin_end(&s);
     struct fab_req q = {FAB_KIND_REQ, -1, 0};
+    int reads = 0;
     uint64_t sink[1];
     char *buf = (char *)sink;
     void *desc = NULL;
@@ -195,7 +206,7 @@ static void readback(struct fab_ep *e, const char *fn) {
             int pe = w * 64 + __builtin_ctzll(bits);
             bits &= bits - 1;
             __atomic_fetch_add(&q.pending, 1, __ATOMIC_RELAXED);
-            q.pe = pe;
+            q.pe = reads++ ? -1 : pe; /* the PE a timeout names: the only one */
             post(e, pe, SHMEMI_REGION_HEAP, shmemi_fab.peers[pe].raddr[SHMEMI_REGION_HEAP], buf,
                  sizeof(uint64_t), desc, FI_COMPLETION, &q, 0, "a quiet's read", fn);
         }
@@ -203,6 +214,7 @@ static void readback(struct fab_ep *e, const char *fn) {
     shmemi_fab_wait_req(e, &q, fn);
     if (shmemi_fab.mr_local)
         shmemi_fab_slot_put(e, buf);
+    __atomic_store_n(&e->reading_back, 0, __ATOMIC_RELEASE);
 }
 
 void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
@@ -222,6 +234,25 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     if (app != __atomic_load_n(&e->app_quieted, __ATOMIC_RELAXED)) {
         uint64_t issued = __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE);
         waited = shmemi_fab_wait(e, issued, -1, fn);
+        /* The counter counts completions, in whatever order they come: where
+         * another thread counted transfers meanwhile, some it shows may be
+         * theirs, done ahead of one of ours. Then the quiet waits for an
+         * instant when every transfer counted is complete, holding new
+         * ones back meanwhile (shmemi_fab_count) so that one comes. */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        uint64_t now = __atomic_load_n(&e->issued, __ATOMIC_SEQ_CST);
+        if (SHMEMI_UNLIKELY(now != issued)) {
+            __atomic_fetch_add(&e->draining, 1, __ATOMIC_SEQ_CST);
+            shmemi_fab_ungated++;
+            do {
+                issued = now;
+                waited |= shmemi_fab_wait(e, issued, -1, fn);
+                __atomic_thread_fence(__ATOMIC_SEQ_CST);
+                now = __atomic_load_n(&e->issued, __ATOMIC_SEQ_CST);
+            } while (now != issued);
+            shmemi_fab_ungated--;
+            __atomic_fetch_sub(&e->draining, 1, __ATOMIC_SEQ_CST);
+        }
         /* The PEs a later wait rings (fabric_bell.c): none, unless more was
          * posted meanwhile. A poster sets its PE's bit after counting its
          * transfer (shmemi_fab_toward), so a bit cleared here whose transfer
@@ -435,8 +466,7 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
                               .op = fop,
                               .context = &q};
     uint64_t dc = shmemi_fab.dc;
-    if (!result && !dc)
-        shmemi_fab_dirty(e, r->pe);
+    shmemi_fab_count(e);
     if (cmp) {
         FAB_POST(
             e, r->pe, "an atomic", fn,
@@ -451,9 +481,10 @@ static void native(struct fab_ep *e, const struct shmemi_route *r, enum fi_op fo
     } else {
         FAB_POST(e, r->pe, "an atomic", fn, fi_atomicmsg(e->ep, &m, FI_COMPLETION | dc));
     }
-    __atomic_fetch_add(&e->issued, 1, __ATOMIC_SEQ_CST);
     shmemi_fab_toward(e, r->pe);
     count_app(e);
+    if (!result && !dc)
+        shmemi_fab_dirty(e, r->pe);
     if (!q.pending) /* complete at quiet */
         in_flight(e, shmemi.peers[r->pe].path[r->region] == &shmemi_path_fabric ? FAB_WAY_ATOMIC
                                                                                 : FAB_WAY_ASIDE);
