@@ -176,10 +176,11 @@ fabric)
         tag=d$(($$ % 10000000))
         trap 'sh $ns down $tag' EXIT
         sh $ns up $tag
-        # (finalize_late and progress_* pin their PEs to the loopback interface: one host only.)
+        # (finalize_late, progress_* and quiet_others_* pin their PEs to the loopback
+        # interface: one host only.)
         env SHMEMI_NETNS=$tag SHMEM_LAUNCHER=mpirun SHMEM_MPIRUN="$ROOT/$ns" \
             ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -L func \
-            -E 'np1$|np8|mpirun|leave|crash|kill|finalize_late|progress_'
+            -E 'np1$|np8|mpirun|leave|crash|kill|finalize_late|progress_|quiet_others_'
     else
         echo "== fabric: no run across network namespaces here: $why"
     fi
