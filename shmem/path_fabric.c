@@ -232,24 +232,26 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     uint64_t app = __atomic_load_n(&e->app_issued, __ATOMIC_ACQUIRE);
     int waited = 0;
     if (app != __atomic_load_n(&e->app_quieted, __ATOMIC_RELAXED)) {
-        uint64_t issued = __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE);
-        waited = shmemi_fab_wait(e, issued, -1, fn);
         /* The counter counts completions, in whatever order they come: where
          * another thread counted transfers meanwhile, some it shows may be
-         * theirs, done ahead of one of ours. Then the quiet waits for an
-         * instant when every transfer counted is complete, holding new
+         * theirs, done ahead of one of ours. Then the quiet waits again, until
+         * an instant when every transfer counted is complete, holding new
          * ones back meanwhile (shmemi_fab_count) so that one comes. */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        uint64_t now = __atomic_load_n(&e->issued, __ATOMIC_SEQ_CST);
-        if (SHMEMI_UNLIKELY(now != issued)) {
-            __atomic_fetch_add(&e->draining, 1, __ATOMIC_SEQ_CST);
-            shmemi_fab_ungated++;
-            do {
-                issued = now;
-                waited |= shmemi_fab_wait(e, issued, -1, fn);
-                __atomic_thread_fence(__ATOMIC_SEQ_CST);
-                now = __atomic_load_n(&e->issued, __ATOMIC_SEQ_CST);
-            } while (now != issued);
+        uint64_t issued = __atomic_load_n(&e->issued, __ATOMIC_ACQUIRE);
+        int drain = 0;
+        for (;;) {
+            waited |= shmemi_fab_wait(e, issued, -1, fn);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            uint64_t now = __atomic_load_n(&e->issued, __ATOMIC_SEQ_CST);
+            if (SHMEMI_LIKELY(now == issued))
+                break;
+            issued = now;
+            if (!drain++) {
+                __atomic_fetch_add(&e->draining, 1, __ATOMIC_SEQ_CST);
+                shmemi_fab_ungated++;
+            }
+        }
+        if (drain) {
             shmemi_fab_ungated--;
             __atomic_fetch_sub(&e->draining, 1, __ATOMIC_SEQ_CST);
         }
