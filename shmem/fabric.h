@@ -100,12 +100,16 @@ struct fab_ep {
     int reading_back;  /* a quiet's readback is posted or in flight (atomic; readback) */
     uint64_t *acked;   /* PEs whose first write since the last quiet was delivered */
     uint64_t *towards; /* with a doorbell: PEs posted to since a quiet found none more (bits) */
-    /* Atomics, cleared by quiet (see fabric_fence): the ways (FAB_WAY_*) of
-     * the application's transfers posted since the last quiet that complete
-     * at quiet; and the ways whose next transfer waits for a quiet first (a
-     * fence passed without one while the provider does not place them after
-     * those in flight). */
+    /* Atomics (see fabric_fence): the ways (FAB_WAY_*) of the application's
+     * transfers posted since the last quiet began that complete at quiet,
+     * cleared as a quiet begins; and the ways whose next transfer waits for
+     * a quiet first (a fence passed without one while the provider does not
+     * place them after those in flight), cleared as a quiet ends unless a
+     * fence added to them meanwhile. */
     int ways, fenced;
+    /* Quiets begun and not ended (atomic): while one is, a transfer that
+     * `ways` no longer shows may still be on its way. */
+    int quieting;
     uint64_t errors; /* cntr's error count already reported (atomic) */
     pthread_mutex_t stage_lock;
     /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of

@@ -223,12 +223,13 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
      * application transfer since the last quiet that found them all done:
      * only protocol words (a barrier's) may be on their way, which no quiet
      * promises. */
-    /* Acquire: the counts read next cover the transfers whose marks these
-     * clear. */
+    /* Counted before the marks are cleared: a fence that finds them cleared
+     * sees this quiet under way (fabric_fence). Acquire: the counts read next
+     * cover the transfers whose marks these clear. */
+    __atomic_fetch_add(&e->quieting, 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&e->ways, __ATOMIC_RELAXED))
         __atomic_exchange_n(&e->ways, 0, __ATOMIC_ACQ_REL);
-    if (__atomic_load_n(&e->fenced, __ATOMIC_RELAXED))
-        __atomic_exchange_n(&e->fenced, 0, __ATOMIC_ACQ_REL);
+    int fenced = __atomic_load_n(&e->fenced, __ATOMIC_ACQUIRE);
     uint64_t app = __atomic_load_n(&e->app_issued, __ATOMIC_ACQUIRE);
     int waited = 0;
     if (app != __atomic_load_n(&e->app_quieted, __ATOMIC_RELAXED)) {
@@ -276,6 +277,12 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     for (int w = 0; e->acked && w < (shmemi.n_pes + 63) / 64; w++)
         if (__atomic_load_n(&e->acked[w], __ATOMIC_RELAXED))
             __atomic_store_n(&e->acked[w], 0, __ATOMIC_RELEASE);
+    /* The fences made before this quiet began are kept: their transfers
+     * are complete. One made since (it changed the marks) may order
+     * transfers this quiet did not wait for: its marks stay. */
+    if (fenced)
+        __atomic_compare_exchange_n(&e->fenced, &fenced, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&e->quieting, 1, __ATOMIC_RELEASE);
     /* Each transfer counted as issued ends in one of the two counts, done or
      * failed: when the done count reached the issued one at the first look,
      * none of them failed, and the failed count needs no look of its own (a
@@ -635,13 +642,19 @@ static void fabric_quiet(struct shmemi_ctx *c, int pe, const char *fn) {
 static void fabric_fence(struct shmemi_ctx *c, int pe, const char *fn) {
     (void)pe;
     struct fab_ep *e = ctx_ep(c);
-    int ways = e ? __atomic_load_n(&e->ways, __ATOMIC_RELAXED) : 0;
-    if (!ways)
+    if (!e)
         return;
-    if (ways & FAB_WAY_ASIDE) {
+    /* Acquire: a quiet's clearing of the ways, read here, shows that quiet
+     * in its count. While another thread's quiet runs, the ways it cleared
+     * may be on their way still, unseen: this fence waits for them too. */
+    int ways = __atomic_load_n(&e->ways, __ATOMIC_ACQUIRE);
+    if (SHMEMI_UNLIKELY(__atomic_load_n(&e->quieting, __ATOMIC_SEQ_CST)) ||
+        (ways & FAB_WAY_ASIDE)) {
         shmemi_fab_quiet(e, fn);
         return;
     }
+    if (!ways)
+        return;
     int behind = FAB_WAY_WRITE | FAB_WAY_ATOMIC | FAB_WAY_MESSAGE;
     if (ways & FAB_WAY_WRITE)
         behind &= shmemi_fab.behind[0];

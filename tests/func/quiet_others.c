@@ -9,8 +9,12 @@
  * non-blocking pieces and quiets, while PE 0's helper thread puts words into
  * PE 2 (and quiets after every 16 of them in odd rounds). After the quiet,
  * PE 0 raises a flag at PE 2, PE 2 one at PE 1 (another path than PE 0's
- * puts: it may arrive first), and PE 1 checks the block. Other PEs only join
- * the barriers. Needs 3 PEs or more. */
+ * puts: it may arrive first), and PE 1 checks the block. Every third round
+ * the main thread fences instead and raises PE 1's flag itself: a fence
+ * orders its thread's puts before the flag whatever quiets the helper makes
+ * meanwhile (a quiet under way has cleared the marks of the puts it waits
+ * for, which are this thread's too). Other PEs only join the barriers.
+ * Needs 3 PEs or more. */
 #include "check.h"
 
 #include <pthread.h>
@@ -26,6 +30,8 @@ static char *block;
 static long *words; /* [64] at PE 2 */
 static long flag1, flag2;
 static int stop, helper_quiets;
+
+static int fencing(int r) { return r % 3 == 0; }
 
 static unsigned char pattern(int r, size_t i) { return func_byte(1, i, (unsigned)r); }
 
@@ -70,11 +76,16 @@ int main(void) {
             CHECK(pthread_create(&t, NULL, helper, NULL) == 0, "pthread_create");
             for (size_t off = 0; off < BLOCK; off += PIECE)
                 shmem_putmem_nbi(block + off, src + off, PIECE, 1);
-            shmem_quiet();
-            shmem_long_atomic_set(&flag2, r, 2);
+            if (fencing(r)) {
+                shmem_fence();
+                shmem_long_atomic_set(&flag1, r, 1);
+            } else {
+                shmem_quiet();
+                shmem_long_atomic_set(&flag2, r, 2);
+            }
             __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
             pthread_join(t, NULL);
-        } else if (me == 2) {
+        } else if (me == 2 && !fencing(r)) {
             shmem_long_wait_until(&flag2, SHMEM_CMP_GE, r);
             shmem_long_atomic_set(&flag1, r, 1);
         } else if (me == 1) {
@@ -85,16 +96,17 @@ int main(void) {
                 if ((unsigned char)block[i] != pattern(r, i)) {
                     fprintf(stderr,
                             "[PE 1] round %d: byte %zu of PE 0's put not there after its "
-                            "quiet and two flags\n",
-                            r, i);
+                            "%s\n",
+                            r, i, fencing(r) ? "fence and flag" : "quiet and two flags");
                     early++;
                     break;
                 }
         }
         shmem_barrier_all();
     }
-    CHECK(early == 0, "%d of %d rounds found a quiet that returned before its thread's puts landed",
-          early, ROUNDS);
+    CHECK(early == 0,
+          "%d of %d rounds found a quiet or fence that let its thread's puts land after it", early,
+          ROUNDS);
 
     free(src);
     shmem_free(words);
