@@ -215,6 +215,7 @@ static void readback(struct fab_ep *e, const char *fn) {
     if (shmemi_fab.mr_local)
         shmemi_fab_slot_put(e, buf);
     __atomic_store_n(&e->reading_back, 0, __ATOMIC_RELEASE);
+    shmemi_wake(shmemi.my_pe); /* quiets asleep until this readback ends */
 }
 
 void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
@@ -255,6 +256,7 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
         if (drain) {
             shmemi_fab_ungated--;
             __atomic_fetch_sub(&e->draining, 1, __ATOMIC_SEQ_CST);
+            shmemi_wake(shmemi.my_pe); /* threads asleep at the gate */
         }
         /* The PEs a later wait rings (fabric_bell.c): none, unless more was
          * posted meanwhile. A poster sets its PE's bit after counting its
