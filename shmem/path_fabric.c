@@ -279,9 +279,9 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     for (int w = 0; e->acked && w < (shmemi.n_pes + 63) / 64; w++)
         if (__atomic_load_n(&e->acked[w], __ATOMIC_RELAXED))
             __atomic_store_n(&e->acked[w], 0, __ATOMIC_RELEASE);
-    /* The fences made before this quiet began are kept: their transfers
-     * are complete. One made since (it changed the marks) may order
-     * transfers this quiet did not wait for: its marks stay. */
+    /* The marks of fences made before this quiet began go: their transfers
+     * are complete. A fence made since (it changed the marks) may order
+     * transfers this quiet did not wait for: then the marks stay. */
     if (fenced)
         __atomic_compare_exchange_n(&e->fenced, &fenced, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
     __atomic_fetch_sub(&e->quieting, 1, __ATOMIC_RELEASE);
