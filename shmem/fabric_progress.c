@@ -195,7 +195,14 @@ static void *progress_main(void *arg) {
     uint64_t seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
     while (!__atomic_load_n(&prog.stop, __ATOMIC_ACQUIRE)) {
         uint64_t now = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
-        if (now != seen) {
+        /* On a bell with nothing to serve the thread sleeps below, however
+         * busy the application is: stepping aside instead, it woke every
+         * PROG_STEP_ASIDE_MAX_US for as long as the application posted that
+         * often (a stencil's halo exchange: 125 times a second, each taking
+         * a computing thread's core). */
+        int rest =
+            shmemi_fab.bell && !prog.wait && shmemi_now_ns() >= serve_until && shmemi_fab_am_idle();
+        if (now != seen && !rest) {
             seen = now;
             struct timespec ts = {0, aside_us * 1000};
             nanosleep(&ts, NULL);
@@ -215,9 +222,11 @@ static void *progress_main(void *arg) {
                 serve(&serve_until, &sleep_us);
                 continue;
             }
-            /* Asleep until a peer that waits for this PE rings. */
+            /* Asleep until a peer that waits for this PE rings; then it
+             * serves at once, whatever the application did meanwhile. */
             if (shmemi_fab_bell_sleep(-1))
                 serve_until = shmemi_now_ns() + BELL_SERVE_NS;
+            seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
             sleep_us = 1;
             continue;
         }
