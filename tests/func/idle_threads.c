@@ -6,6 +6,10 @@
  * and while a triggered plan has its next round armed (the engine's POLLs
  * wait for gates that nobody opens during the second). Through a fabric
  * too: its progress thread sleeps on its doorbell when idle.
+ * And a PE that computes and posts small puts every millisecond, once a
+ * peer's gets have woken its threads: no thread may keep waking because the
+ * application posts (a library thread that steps aside from a posting
+ * application must still go back to sleep).
  * Every PE does the same; each looks at its own threads. Counters, not
  * times. */
 #include "tasks.h"
@@ -25,17 +29,60 @@ static void sleep_s(double s) {
         ;
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The busy phase's symmetric word, and its peer (-1: no busy phase). */
+static long *word;
+static int busy_peer = -1;
+
+/* For s seconds: compute for a millisecond, then put 8 bytes to busy_peer;
+ * with gets: also read 8 bytes from it every tenth turn (a get that meets
+ * the peer computing rings its threads awake). */
+static void compute_and_post(double s, int gets) {
+    double end = now_s() + s;
+    long v = 0;
+    for (unsigned turn = 0; now_s() < end; turn++) {
+        double t = now_s() + 1e-3;
+        while (now_s() < t)
+            ;
+        shmem_long_p(word, (long)turn, busy_peer);
+        if (gets && turn % 10 == 0)
+            shmem_getmem(&v, word, sizeof(v), busy_peer);
+    }
+}
+
+/* A busy second's wakeups allowed per thread: a peer whose own posts find
+ * this PE's queues full (shm, which only the target's progress empties, some
+ * 500 puts) rings it, and its thread polls a few times while it serves. A
+ * thread that stepped aside from a posting application woke every 8 ms (125
+ * times). */
+#define BUSY_WAKES 40
+
 /* One idle second: 0 when no library thread woke (a message in why otherwise).
- * *threads: how many there are. */
+ * *threads: how many there are. A busy second (busy_peer >= 0) is one of
+ * computing and posting, after the peers' gets woke the threads: each
+ * thread may wake up to BUSY_WAKES times. */
 static int quiet_second(int *threads, char *why, size_t len) {
     struct task a[MAXT], b;
+    if (busy_peer >= 0) {
+        compute_and_post(0.3, 1);
+        compute_and_post(0.05, 0); /* the last ring's service ends */
+    }
     int n = library_tasks(main_tid, a);
     *threads = n;
-    sleep_s(1.0);
+    if (busy_peer >= 0)
+        compute_and_post(1.0, 0);
+    else
+        sleep_s(1.0);
     for (int i = 0; i < n; i++) {
         if (read_task(a[i].tid, &b))
             continue; /* ended */
-        if (b.vol != a[i].vol || b.invol != a[i].invol) {
+        long woke = b.vol - a[i].vol + b.invol - a[i].invol;
+        if (woke > (busy_peer >= 0 ? BUSY_WAKES : 0)) {
             snprintf(why, len,
                      "library thread %ld (%s) woke: %ld voluntary and %ld involuntary "
                      "context switches",
@@ -132,6 +179,18 @@ int main(void) {
         CHECK(shmemx_plan_run(p, -1) == 0, "plan_run 2: %s", shmemx_plan_errmsg(p));
         CHECK(shmemx_plan_close(p, -1) == 0, "close: %s", shmemx_plan_errmsg(p));
         shmem_free(pb);
+    }
+
+    /* Computing and posting. */
+    if (n > 1) {
+        word = shmem_malloc(sizeof(long));
+        CHECK(word, "shmem_malloc");
+        busy_peer = next;
+        shmem_barrier_all();
+        idle_second("while computing and posting a put every millisecond");
+        busy_peer = -1;
+        shmem_barrier_all();
+        shmem_free(word);
     }
     shmem_free(buf);
     free(loc);
