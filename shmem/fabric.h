@@ -309,6 +309,7 @@ void shmemi_fab_bell_wake(void); /* the progress thread's sleep ends (its stop) 
  * has lasted. */
 struct fab_stall {
     uint64_t start, next; /* ns */
+    uint64_t all;         /* the next ring of every PE (ns) */
 };
 void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe);
 static inline void shmemi_fab_stall(struct fab_stall *s, struct fab_ep *e, int pe) {
@@ -325,7 +326,7 @@ struct fi_info *shmemi_fab_fresh_info(const char *suffix);
     do {                                                                                           \
         ssize_t rc_;                                                                               \
         struct shmemi_spin sp_ = {0};                                                              \
-        struct fab_stall st_ = {0, 0};                                                             \
+        struct fab_stall st_ = {0};                                                                \
         shmemi_fab_posting();                                                                      \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
             shmemi_fab_progress(e);                                                                \

@@ -45,8 +45,10 @@
 #define BELL_EVERY_NS 1000000ull
 /* A wait for several PEs rings every PE its endpoint wrote to since the last
  * quiet that saw nothing more posted (shmemi_fab_toward, shmemi_fab_quiet);
- * past BELL_ALL_NS such a wait rings every PE, a net under whatever those
- * bits might miss. */
+ * past BELL_ALL_NS such a wait rings every PE, and again every BELL_ALL_NS, a
+ * net under whatever those bits might miss (not every BELL_EVERY_NS: a long
+ * wait of one PE of a thousand would send a million datagrams a second, and
+ * wake every PE's thread a thousand times). */
 #define BELL_ALL_NS 100000000ull
 
 static struct {
@@ -178,6 +180,7 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
     if (!s->start) {
         s->start = t;
         s->next = t + BELL_AFTER_NS;
+        s->all = t + BELL_ALL_NS;
         return;
     }
     if (t < s->next)
@@ -188,7 +191,9 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
             ring(pe);
         return;
     }
-    int all = t - s->start > BELL_ALL_NS || !e->towards;
+    int all = t >= s->all || !e->towards;
+    if (t >= s->all)
+        s->all = t + BELL_ALL_NS;
     for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
         uint64_t bits = all ? ~0ull : __atomic_load_n(&e->towards[w], __ATOMIC_RELAXED);
         for (; bits; bits &= bits - 1) {

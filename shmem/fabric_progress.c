@@ -343,7 +343,7 @@ int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
     if (fi_cntr_read(e->cntr) >= target)
         return 0;
     struct shmemi_spin s = {0};
-    struct fab_stall st = {0, 0};
+    struct fab_stall st = {0};
     double deadline = 0;
     for (unsigned turn = 1;; turn++) {
         shmemi_fab_progress(e);
@@ -370,7 +370,7 @@ void shmemi_fab_gate(struct fab_ep *e) {
 
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn) {
     struct shmemi_spin s = {0};
-    struct fab_stall st = {0, 0};
+    struct fab_stall st = {0};
     double deadline = 0;
     for (unsigned turn = 1;; turn++) {
         /* Acquire: pairs with the release of complete(). */
