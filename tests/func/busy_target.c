@@ -16,12 +16,6 @@ static long data[ROUNDS];
 static long counter;
 static int flag;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(void) {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -29,9 +23,9 @@ int main(void) {
         data[i] = 1000 * me + i;
     shmem_barrier_all();
     if (me == 0) {
-        double end = now_s() + 30;
+        double end = func_now() + 30;
         unsigned long spins = 0;
-        while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) < n - 1 && now_s() < end)
+        while (__atomic_load_n(&flag, __ATOMIC_ACQUIRE) < n - 1 && func_now() < end)
             spins++;
         CHECK(__atomic_load_n(&flag, __ATOMIC_ACQUIRE) == n - 1,
               "PE 0 computed outside the library for 30 s and saw %d of %d peers' flags: their "

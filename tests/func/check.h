@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* 1 when the header implements OpenSHMEM 1.5 or later; parts of the
  * programs that need 1.5 routines are compiled only then (the rest still
@@ -100,6 +101,13 @@ static inline const char *func_wakes_unreliable(void) {
     if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < shmem_n_pes())
         return "not with PEs reached through a fabric";
     return NULL;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double func_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Deterministic byte pattern: differs per writer, per offset and per round. */

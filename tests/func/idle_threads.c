@@ -29,12 +29,6 @@ static void sleep_s(double s) {
         ;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The busy phase's symmetric word, and its peer (-1: no busy phase). */
 static long *word;
 static int busy_peer = -1;
@@ -43,11 +37,11 @@ static int busy_peer = -1;
  * with gets: also read 8 bytes from it every tenth turn (a get that meets
  * the peer computing rings its threads awake). */
 static void compute_and_post(double s, int gets) {
-    double end = now_s() + s;
+    double end = func_now() + s;
     long v = 0;
-    for (unsigned turn = 0; now_s() < end; turn++) {
-        double t = now_s() + 1e-3;
-        while (now_s() < t)
+    for (unsigned turn = 0; func_now() < end; turn++) {
+        double t = func_now() + 1e-3;
+        while (func_now() < t)
             ;
         shmem_long_p(word, (long)turn, busy_peer);
         if (gets && turn % 10 == 0)

@@ -15,12 +15,6 @@
 static long ring_val;
 static long got_val;
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int main(void) {
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
@@ -56,9 +50,9 @@ int main(void) {
             CHECK(buf[(size_t)q * PART + 3] == func_byte(q, 3, r), "round %u: PE %d's data", r, q);
         if (r == 2 && me == last)
             break; /* the last PE never reaches round 2's fence */
-        double t0 = now();
+        double t0 = func_now();
         rc = shmemx_plan_next_round(p);
-        double dt = now() - t0;
+        double dt = func_now() - t0;
         if (r == 1) {
             CHECK(rc == 0, "round 1: next_round: %s", shmemx_plan_errmsg(p));
             continue;

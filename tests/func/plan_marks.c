@@ -25,12 +25,6 @@ static int me, npes;
 static unsigned char *buf;
 static size_t size;
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static shmemx_plan_t make_plan(int nchunks, int writers, double timeout) {
     shmemx_region_t *regs = malloc((size_t)nchunks * sizeof(*regs));
     shmemx_chunk_t *chs = malloc((size_t)nchunks * sizeof(*chs));
@@ -66,9 +60,9 @@ static void too_few(void) {
     shmemx_plan_mark_ready(v, c);
     if (me != 0)
         shmemx_plan_mark_ready(v, c);
-    double t0 = now();
+    double t0 = func_now();
     int rc = shmemx_plan_wait(p, -1);
-    double dt = now() - t0;
+    double dt = func_now() - t0;
     CHECK(rc == SHMEMX_PLAN_ETIMEDOUT, "wait with too few marks returned %d (%s)", rc,
           shmemx_plan_strerror(rc));
     CHECK(dt >= timeout * 0.9 && dt < timeout + 2.0, "the timeout took %.3f s (plan timeout %g s)",
