@@ -7,7 +7,9 @@
  * the mailboxes through a fabric, in several chunks a message, or the barrier
  * path past the row's mail size), with broadcasts and reductions of 256 KiB
  * (through a fabric: the root's pushes, the reduced slices followed by a
- * message) and with PEs that fall behind
+ * message), with fcollects and alltoalls of 512 KiB in all (through a fabric:
+ * every member pushes its blocks, behind each one's word that it is in), and
+ * with PEs that fall behind
  * now and then, every result checked. A message read from the wrong round,
  * or overwritten before it was read, shows. */
 #include "check.h"
@@ -20,7 +22,7 @@
 #define LARGE 8192 /* longs: the barrier path, or mail (and LARGE / 2) */
 #define HUGE 32768 /* longs: a broadcast the root pushes through a fabric */
 
-static long src[HUGE], dst[LARGE * 8], wrk[HUGE / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long src[2 * HUGE], dst[2 * HUGE], wrk[HUGE / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long psync[SHMEM_REDUCE_SYNC_SIZE];
 
 static long val(int pe, int round, int i) { return (long)pe * 1000003L + round * 101L + i; }
@@ -62,6 +64,8 @@ int main(void) {
         size_t cnt = (r % 7 == 6) ? LARGE >> (r / 7 % 2) : SMALL;
         if ((k == 0 || k == 3 || k == 4) && (r / 6) % 2 == 0)
             cnt = HUGE;
+        if ((k == 1 || k == 2) && (r / 6) % 2 == 1)
+            cnt = 2 * HUGE; /* all the members' blocks together */
         for (size_t i = 0; i < (cnt > LARGE ? cnt : LARGE); i++)
             src[i] = val(me, r, (int)i);
         if ((r * 7 + me) % 13 == 0)
@@ -103,7 +107,7 @@ int main(void) {
             broadcast(r, (r / 5) % n, cnt, "round"); /* a root that moves every time */
         } else {
             /* k == 1: fcollect (every member's block 0); k == 2: alltoall (block me). */
-            size_t per = cnt == SMALL ? 2 : 64;
+            size_t per = cnt == SMALL ? 2 : cnt == 2 * HUGE ? cnt / (size_t)n : 64;
 #if FUNC_SPEC_15
             if (k == 1)
                 shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, per * sizeof(long));
