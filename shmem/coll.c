@@ -509,7 +509,7 @@ static int ll_collect(const struct grp *g, void *dest, const void *src, size_t b
  * slot there behind the bytes, and waits for every member's block. A fabric
  * latency each way and the bytes once, where the barrier path takes two
  * barriers and a get's round trip (an fcollect over tcp, two PEs, alternating
- * runs: 128 KiB 51-53 us against 72-73, 512 KiB 120-128 against 143-153).
+ * runs: 128 KiB 61-63 us against 72-73, 512 KiB 128-132 against 143-153).
  * One node's take the barrier path. 1 when done this way. */
 static int push_gather(const struct grp *g, void *dest, const void *src, size_t bytes, int blocks) {
     struct ll x;
