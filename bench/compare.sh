@@ -154,12 +154,12 @@ runs=(
     "put_bw -b 1M -e 64M -W 2 -n 20 -w 2" "get_bw -b 1M -e 64M -W 2 -n 20 -w 2"
     "put_bw --nbi -b 1M -e 64M -W 2 -n 20 -w 2"
     "amo_lat" "barrier_lat" "msg_rate" "coll_lat"
-    "apps/stencil -n 100" "apps/transpose" "apps/wavefront" "apps/bucket_sort"
+    "apps/stencil -n 500" "apps/transpose" "apps/wavefront" "apps/bucket_sort"
 )
 if [ -n "$fabric" ]; then
     runs=("put_lat" "put_lat --nbi" "get_lat" "pingpong_lat" "put_bw" "put_bw --nbi" "get_bw"
           "bibw" "amo_lat" "barrier_lat" "msg_rate" "coll_lat"
-          "apps/stencil -n 100" "apps/transpose" "apps/wavefront" "apps/bucket_sort")
+          "apps/stencil -n 500" "apps/transpose" "apps/wavefront" "apps/bucket_sort")
 fi
 quick_args() {
     case "$1" in
