@@ -456,6 +456,7 @@ int shmemi_fab_open(void) {
     shmemi_fab.sleeps = !shmemi_fab.auto_progress && !strcmp(shmemi.cfg.OFI_PROGRESS, "auto") &&
                         shmemi_fab_wakes_on_arrival(info);
     shmemi_fab.eager = shmemi_fab_eager_bytes(info);
+    shmemi_fab.bounce = shmemi_fab_bounce_bytes(info);
     uint64_t mode = info->domain_attr->mr_mode;
     shmemi_fab.mr_local = (mode & FI_MR_LOCAL) || shmemi.cfg.OFI_MR_LOCAL;
     shmemi_fab.mr_endpoint = !!(mode & FI_MR_ENDPOINT);

@@ -169,6 +169,7 @@ struct fab {
     int cq_waits;                    /* the main queue has a wait object (fi_cq_sread) */
     int bell;                        /* the progress thread sleeps on a doorbell (fabric_bell.c) */
     size_t eager;                    /* largest message sent without a handshake (0: any) */
+    size_t bounce;                   /* largest blocking put copied aside (path_fabric.c) */
     double timeout_s;
     const char *prov; /* the provider's name */
 };
@@ -179,6 +180,7 @@ extern struct fab shmemi_fab;
 int shmemi_fab_choose(void); /* shmemi_fab.info (0), or a libfabric error */
 int shmemi_fab_progresses_alone(const struct fi_info *info);
 size_t shmemi_fab_eager_bytes(const struct fi_info *info);
+size_t shmemi_fab_bounce_bytes(const struct fi_info *info);
 size_t shmemi_fab_piece_bytes(const struct fi_info *info);
 int shmemi_fab_wakes_on_arrival(const struct fi_info *info);
 void shmemi_fab_amo_table(void); /* shmemi_fab.amo_how, once the domain is open */

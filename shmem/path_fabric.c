@@ -319,7 +319,8 @@ static void after_fence(struct shmemi_ctx *c, int way, const char *fn) {
         shmemi_fab_quiet(e, fn);
 }
 
-/* Blocking puts of up to BOUNCE_BYTES on the PE's endpoint return once their
+/* Blocking puts of up to shmemi_fab.bounce bytes (8 or 64 KiB: see
+ * shmemi_fab_bounce_bytes) on the PE's endpoint return once their
  * bytes are copied into one of BOUNCES buffers (all a blocking put promises:
  * the source may change) and complete at quiet, like a non-blocking one; a
  * buffer is free again when its write completes (q.pending back to 0).
@@ -327,7 +328,6 @@ static void after_fence(struct shmemi_ctx *c, int way, const char *fn) {
  * bytes to 4 KiB in a window of puts and a quiet ran at 0.45 of OSHMEM's
  * rate over tcp. Not where local buffers must be registered (FI_MR_LOCAL). */
 #define BOUNCES 64
-#define BOUNCE_BYTES ((size_t)8 << 10)
 static struct {
     pthread_mutex_t lock;
     char *mem;
@@ -336,13 +336,14 @@ static struct {
 
 static int bounced(struct fab_ep *e, const struct shmemi_route *r, const void *src, size_t n,
                    const char *fn) {
-    if (e != &shmemi_fab.main || shmemi_fab.mr_local || n > BOUNCE_BYTES || shmemi_on_device(src))
+    size_t slot = shmemi_fab.bounce;
+    if (e != &shmemi_fab.main || shmemi_fab.mr_local || n > slot || shmemi_on_device(src))
         return 0;
     if (SHMEMI_UNLIKELY(!__atomic_load_n(&bounce.mem, __ATOMIC_ACQUIRE))) {
         pthread_mutex_lock(&bounce.lock);
         if (!bounce.mem) {
             char *m = NULL;
-            if (posix_memalign((void **)&m, 4096, BOUNCES * BOUNCE_BYTES))
+            if (posix_memalign((void **)&m, 4096, BOUNCES * slot))
                 m = NULL;
             for (int i = 0; i < BOUNCES; i++)
                 bounce.q[i] = (struct fab_req){FAB_KIND_REQ, -1, 0};
@@ -359,7 +360,7 @@ static int bounced(struct fab_ep *e, const struct shmemi_route *r, const void *s
                 !__atomic_compare_exchange_n(&bounce.q[i].pending, &zero, 1, 0, __ATOMIC_ACQUIRE,
                                              __ATOMIC_RELAXED))
                 continue;
-            char *buf = bounce.mem + (size_t)i * BOUNCE_BYTES;
+            char *buf = bounce.mem + (size_t)i * slot;
             memcpy(buf, src, n);
             bounce.q[i].pe = r->pe;
             rma(e, r, shmemi_fab_raddr(r), buf, n, NULL, FI_COMPLETION, &bounce.q[i], 1, fn);
