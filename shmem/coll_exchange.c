@@ -37,7 +37,6 @@ enum { LL_OWED_SLOT = 1, LL_OWED_MAIL };
  * barrier path). */
 #define LL_MAIL_TOTAL ((size_t)512 << 10)
 
-
 /* The area of a collective of `bytes` per message, or -1 (the barrier path).
  * Every member decides alike: the sizes, the team, the job's rows. */
 int shmemi_ll_area(const struct grp *g, size_t bytes, struct ll *x) {
