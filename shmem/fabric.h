@@ -195,6 +195,9 @@ void shmemi_fab_finish(void);
 struct fab_ep *shmemi_fab_ep(struct shmemi_ctx *c, const char *fn);
 void shmemi_fab_ctx_free(struct shmemi_ctx *c);
 void shmemi_fab_abandon(void);
+/* fabric_window.c: the copy engine's context goes (its endpoint), before the
+ * fabric closes. */
+void shmemi_fab_window_fini(void);
 /* Run the provider's progress on e (and on the main endpoint: messages). */
 void shmemi_fab_progress(struct fab_ep *e);
 /* The progress thread (fabric_progress.c): started at open as
