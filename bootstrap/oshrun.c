@@ -46,6 +46,12 @@ static void usage(FILE *f) {
                "  --timeout S          end the job after S seconds and exit with 124\n"
                "  --hosts h1,h2        hosts to run on (also --host, -H); hosts other than this\n"
                "                       one are started through mpirun\n"
+               "  --hostfile FILE      the hosts, one a line (also --machinefile), as mpirun\n"
+               "                       reads them\n"
+               "  --map-by X, --rank-by X, --bind-to X, -N N (--npernode), --mca K V,\n"
+               "  --report-bindings, --oversubscribe, --allow-run-as-root\n"
+               "                       passed to mpirun; on one host --bind-to none turns\n"
+               "                       SHMEM_BIND off, the others change nothing there\n"
                "  --version            print the version\n"
                "  --help               print this help\n"
                "\n"
@@ -82,16 +88,54 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
+/* Open MPI's options that oshrun takes, with how many values each has: what
+ * users of Open MPI's oshrun pass. They go to mpirun as given. */
+static const struct mpi_opt {
+    const char *name;
+    int values;
+} mpi_opts[] = {
+    {"--map-by", 1},         {"--rank-by", 1}, {"--bind-to", 1},       {"-N", 1},
+    {"--npernode", 1},       {"--mca", 2},     {"--oversubscribe", 0}, {"--allow-run-as-root", 0},
+    {"--report-bindings", 0}};
+
+/* An Open MPI option at argv[*i]: recorded with its values (advancing *i);
+ * 0 when argv[*i] is none of them, -1 when its values are missing. */
+static int mpi_option(int argc, char **argv, int *i, struct opts *o) {
+    for (size_t k = 0; k < sizeof mpi_opts / sizeof *mpi_opts; k++) {
+        const struct mpi_opt *m = &mpi_opts[k];
+        size_t n = strlen(m->name);
+        if (strncmp(argv[*i], m->name, n) != 0)
+            continue;
+        if (argv[*i][n] == '=' && m->values == 1) {
+            o->mpi_args[o->nmpi++] = m->name;
+            o->mpi_args[o->nmpi++] = argv[*i] + n + 1;
+            return 1;
+        }
+        if (argv[*i][n] != '\0')
+            continue;
+        if (*i + m->values >= argc)
+            return -1;
+        o->mpi_args[o->nmpi++] = m->name;
+        for (int v = 0; v < m->values; v++)
+            o->mpi_args[o->nmpi++] = argv[++*i];
+        return 1;
+    }
+    return 0;
+}
+
 /* Returns -1 to continue, or an exit status. */
 static int parse_args(int argc, char **argv, struct opts *o) {
     static const char *const np_names[] = {"-np", "-n", "--np", "--n"};
     static const char *const host_names[] = {"--hosts", "--host", "-H"};
+    static const char *const hostfile_names[] = {"--hostfile", "--machinefile", "-hostfile",
+                                                 "-machinefile"};
     int i;
 
     memset(o, 0, sizeof *o);
     o->np = 1;
     o->xvars = calloc((size_t)argc, sizeof *o->xvars);
-    if (!o->xvars)
+    o->mpi_args = calloc((size_t)argc + 1, sizeof *o->mpi_args);
+    if (!o->xvars || !o->mpi_args)
         return 1;
 
     for (i = 1; i < argc; i++) {
@@ -132,6 +176,19 @@ static int parse_args(int argc, char **argv, struct opts *o) {
                 matched = 1;
             }
         }
+        for (size_t k = 0; k < sizeof hostfile_names / sizeof *hostfile_names && !matched; k++) {
+            if ((v = opt_value(argc, argv, &i, hostfile_names[k], &missing))) {
+                if (!*v)
+                    return usage_error("empty host file name%s", "");
+                o->hostfile = v;
+                matched = 1;
+            }
+        }
+        if (!matched && !missing) {
+            int m = mpi_option(argc, argv, &i, o);
+            missing = m < 0;
+            matched = m > 0;
+        }
         if (!matched && (v = opt_value(argc, argv, &i, "-x", &missing))) {
             if (!*v || *v == '=')
                 return usage_error("bad -x '%s': expected VAR or VAR=VALUE", v);
@@ -157,26 +214,70 @@ static int parse_args(int argc, char **argv, struct opts *o) {
     return -1;
 }
 
+/* Is host h (a name, "name:slots" or "name slots=N") this host? */
+static int host_is_local(char *h) {
+    char self[256] = "";
+    gethostname(self, sizeof self - 1);
+    size_t self_short = strcspn(self, ".");
+    h[strcspn(h, ": \t")] = '\0';
+    size_t hs = strcspn(h, ".");
+    return strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, self) == 0 ||
+           (hs == self_short && strncmp(h, self, hs) == 0);
+}
+
 /* Is every host of the list this host? */
 static int hosts_all_local(const char *list) {
-    char self[256] = "";
     char *copy = strdup(list), *save = NULL, *h;
     int local = 1;
 
     if (!copy)
         return 0;
-    gethostname(self, sizeof self - 1);
-    size_t self_short = strcspn(self, ".");
-    for (h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-        h[strcspn(h, ":")] = '\0'; /* "host:slots" */
-        size_t hs = strcspn(h, ".");
-        if (strcmp(h, "localhost") == 0 || strcmp(h, "127.0.0.1") == 0 || strcmp(h, self) == 0 ||
-            (hs == self_short && strncmp(h, self, hs) == 0))
-            continue;
-        local = 0;
-    }
+    for (h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save))
+        local &= host_is_local(h);
     free(copy);
     return local;
+}
+
+/* Is every host of the file this host (one a line, '#' comments, as mpirun
+ * reads it)? -1 when it cannot be read. */
+static int hostfile_all_local(const char *path) {
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int local = 1;
+
+    if (!f) {
+        oshrun_msg("cannot read the host file '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *h = line + strspn(line, " \t");
+        h[strcspn(h, "#\r\n")] = '\0';
+        if (*h)
+            local &= host_is_local(h);
+    }
+    fclose(f);
+    return local;
+}
+
+/* Open MPI's options in a job this host starts itself: --bind-to none means
+ * SHMEM_BIND=0 (unless set); the mapping, ranking and MCA settings have no
+ * meaning for the built-in launcher, which says so; the rest change nothing. */
+static void mpi_options_here(const struct opts *o) {
+    for (int k = 0; k < o->nmpi; k++) {
+        const char *a = o->mpi_args[k];
+        int values = 0;
+        for (size_t m = 0; m < sizeof mpi_opts / sizeof *mpi_opts; m++)
+            if (strcmp(a, mpi_opts[m].name) == 0)
+                values = mpi_opts[m].values;
+        if (strcmp(a, "--bind-to") == 0 && strcmp(o->mpi_args[k + 1], "none") == 0)
+            setenv("SHMEM_BIND", "0", 0);
+        else if (strcmp(a, "--bind-to") && values > 0)
+            oshrun_msg("%s %s%s%s: an option of mpirun's, without effect on one host "
+                       "(SHMEM_LAUNCHER=mpirun hands the job to mpirun)",
+                       a, o->mpi_args[k + 1], values > 1 ? " " : "",
+                       values > 1 ? o->mpi_args[k + 2] : "");
+        k += values;
+    }
 }
 
 int main(int argc, char **argv) {
@@ -184,6 +285,7 @@ int main(int argc, char **argv) {
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) {
         free(o.xvars);
+        free(o.mpi_args);
         return rc;
     }
 
@@ -198,16 +300,23 @@ int main(int argc, char **argv) {
             return EXIT_USAGE;
         }
     }
-    if (o.hosts && !hosts_all_local(o.hosts)) {
+    int file_local = o.hostfile ? hostfile_all_local(o.hostfile) : 1;
+    if (file_local < 0) {
+        rc = EXIT_USAGE;
+    } else if ((o.hosts && !hosts_all_local(o.hosts)) || !file_local) {
         if (launcher && strcmp(launcher, "local") == 0) {
-            oshrun_msg("SHMEM_LAUNCHER=local cannot start PEs on other hosts (--hosts %s)",
-                       o.hosts);
-            free(o.xvars);
-            return EXIT_USAGE;
+            oshrun_msg("SHMEM_LAUNCHER=local cannot start PEs on other hosts (%s %s)",
+                       o.hosts ? "--hosts" : "--hostfile", o.hosts ? o.hosts : o.hostfile);
+            rc = EXIT_USAGE;
+        } else {
+            use_mpirun = 1;
         }
-        use_mpirun = 1;
     }
-    rc = use_mpirun ? oshrun_exec_mpirun(&o) : oshrun_run_local(&o);
+    if (rc < 0 && !use_mpirun)
+        mpi_options_here(&o);
+    if (rc < 0)
+        rc = use_mpirun ? oshrun_exec_mpirun(&o) : oshrun_run_local(&o);
     free(o.xvars);
+    free(o.mpi_args);
     return rc;
 }

@@ -17,8 +17,13 @@ struct opts {
     int np;
     double timeout_s; /* 0: none */
     const char *hosts;
+    const char *hostfile; /* --hostfile, --machinefile */
     const char **xvars;
     int nx;
+    /* Open MPI's own options as given (--map-by X, --mca K V, ...): passed to
+     * mpirun; on one host, read for what they mean there (oshrun.c). */
+    const char **mpi_args;
+    int nmpi;
     char **prog_argv;
 };
 

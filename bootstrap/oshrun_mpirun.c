@@ -33,7 +33,7 @@ int oshrun_exec_mpirun(const struct opts *o) {
         nprog++;
     for (char **e = environ; *e; e++)
         nenv += passed_on(*e);
-    const char **av = calloc(16 + 2 * ((size_t)o->nx + nenv) + nprog, sizeof *av);
+    const char **av = calloc(20 + 2 * ((size_t)o->nx + nenv) + (size_t)o->nmpi + nprog, sizeof *av);
     char **names = calloc(nenv + 1, sizeof *names);
     if (!av || !names)
         return 1;
@@ -73,6 +73,15 @@ int oshrun_exec_mpirun(const struct opts *o) {
         av[n++] = "--host";
         av[n++] = o->hosts;
     }
+    if (o->hostfile) {
+        av[n++] = "--hostfile";
+        av[n++] = o->hostfile;
+    }
+    /* Open MPI's own options as given, but the two always passed above. */
+    for (int i = 0; i < o->nmpi; i++)
+        if (strcmp(o->mpi_args[i], "--allow-run-as-root") &&
+            strcmp(o->mpi_args[i], "--oversubscribe"))
+            av[n++] = o->mpi_args[i];
     for (k = 0; k < nprog; k++)
         av[n++] = o->prog_argv[k];
     av[n] = NULL;

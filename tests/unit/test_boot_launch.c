@@ -358,6 +358,49 @@ START_TEST(command_line) {
 }
 END_TEST
 
+/* Open MPI's launch options, as users of its oshrun pass them: on one host
+ * they start the job there (--bind-to none turning the pinning off), say
+ * which ones mean nothing there, and a host file of this host alone keeps the
+ * built-in launcher. */
+START_TEST(mpirun_options) {
+    struct run r;
+    unsetenv("SHMEM_BIND");
+    RUN(&r, "--oversubscribe", "--allow-run-as-root", "--report-bindings", "--bind-to", "none",
+        "-np", "2", PROG_PATH, "env", "SHMEM_BIND=0", "SHMEMI_BOOT_SIZE=2");
+    ck_assert_msg(r.status == 0, "status %d:\n%s", r.status, r.err);
+    ck_assert_msg(!strstr(r.err, "without effect"), "%s", r.err);
+    RUN(&r, "--map-by=node", "--mca", "spml", "ucx", "-N", "2", "-np", "2", PROG_PATH);
+    ck_assert_msg(r.status == 0, "status %d:\n%s", r.status, r.err);
+    assert_err_has(&r, "--map-by node: an option of mpirun's, without effect on one host");
+    assert_err_has(&r, "--mca spml ucx: an option of mpirun's");
+    RUN(&r, "--mca", "spml", PROG_PATH);
+    ck_assert_int_eq(r.status, 2);
+    RUN(&r, "-np", "2", "--bind-to");
+    ck_assert_int_eq(r.status, 2);
+    assert_err_has(&r, "option '--bind-to' needs a value");
+
+    char hosts[] = "/tmp/test_boot_hosts.XXXXXX";
+    int fd = mkstemp(hosts);
+    ck_assert_int_ge(fd, 0);
+    const char local[] = "# this host\nlocalhost slots=2\n\n  127.0.0.1:2 # again\n";
+    ck_assert_int_eq(write(fd, local, sizeof local - 1), (ssize_t)sizeof local - 1);
+    RUN(&r, "--hostfile", hosts, "-np", "2", PROG_PATH, "env", "SHMEMI_BOOT_SIZE=2");
+    ck_assert_msg(r.status == 0, "status %d:\n%s", r.status, r.err);
+    const char other[] = "node-elsewhere.invalid slots=2\n";
+    ck_assert_int_eq(write(fd, other, sizeof other - 1), (ssize_t)sizeof other - 1);
+    close(fd);
+    setenv("SHMEM_LAUNCHER", "local", 1);
+    RUN(&r, "--machinefile", hosts, "-np", "2", PROG_PATH);
+    unsetenv("SHMEM_LAUNCHER");
+    unlink(hosts);
+    ck_assert_int_eq(r.status, 2);
+    assert_err_has(&r, "cannot start PEs on other hosts (--hostfile /tmp/test_boot_hosts.");
+    RUN(&r, "--hostfile", "/nonexistent/hosts", "-np", "2", PROG_PATH);
+    ck_assert_int_eq(r.status, 2);
+    assert_err_has(&r, "cannot read the host file '/nonexistent/hosts'");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("boot_launch");
     TCase *tc = tcase_create("oshrun");
@@ -379,6 +422,7 @@ int main(void) {
     tcase_add_test(tc, missing_program);
     tcase_add_test(tc, environment);
     tcase_add_test(tc, command_line);
+    tcase_add_test(tc, mpirun_options);
     suite_add_tcase(s, tc);
 
     SRunner *sr = srunner_create(s);
