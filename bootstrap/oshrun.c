@@ -88,6 +88,17 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+/* opt_value for each of n names in turn. */
+static const char *opt_any(int argc, char **argv, int *i, const char *const *names, size_t n,
+                           int *missing) {
+    const char *v = NULL;
+    for (size_t k = 0; k < n && !v && !*missing; k++)
+        v = opt_value(argc, argv, i, names[k], missing);
+    return v;
+}
+
 /* Open MPI's options that oshrun takes, with how many values each has: what
  * users of Open MPI's oshrun pass. They go to mpirun as given. */
 static const struct mpi_opt {
@@ -168,21 +179,18 @@ static int parse_args(int argc, char **argv, struct opts *o) {
                 matched = 1;
             }
         }
-        for (size_t k = 0; k < sizeof host_names / sizeof *host_names && !matched; k++) {
-            if ((v = opt_value(argc, argv, &i, host_names[k], &missing))) {
-                if (!*v)
-                    return usage_error("empty host list%s", "");
-                o->hosts = v;
-                matched = 1;
-            }
+        if (!matched && (v = opt_any(argc, argv, &i, host_names, COUNT(host_names), &missing))) {
+            if (!*v)
+                return usage_error("empty host list%s", "");
+            o->hosts = v;
+            matched = 1;
         }
-        for (size_t k = 0; k < sizeof hostfile_names / sizeof *hostfile_names && !matched; k++) {
-            if ((v = opt_value(argc, argv, &i, hostfile_names[k], &missing))) {
-                if (!*v)
-                    return usage_error("empty host file name%s", "");
-                o->hostfile = v;
-                matched = 1;
-            }
+        if (!matched &&
+            (v = opt_any(argc, argv, &i, hostfile_names, COUNT(hostfile_names), &missing))) {
+            if (!*v)
+                return usage_error("empty host file name%s", "");
+            o->hostfile = v;
+            matched = 1;
         }
         if (!matched && !missing) {
             int m = mpi_option(argc, argv, &i, o);
