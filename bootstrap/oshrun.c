@@ -112,7 +112,7 @@ static const struct mpi_opt {
 /* An Open MPI option at argv[*i]: recorded with its values (advancing *i);
  * 0 when argv[*i] is none of them, -1 when its values are missing. */
 static int mpi_option(int argc, char **argv, int *i, struct opts *o) {
-    for (size_t k = 0; k < sizeof mpi_opts / sizeof *mpi_opts; k++) {
+    for (size_t k = 0; k < COUNT(mpi_opts); k++) {
         const struct mpi_opt *m = &mpi_opts[k];
         size_t n = strlen(m->name);
         if (strncmp(argv[*i], m->name, n) != 0)
@@ -167,17 +167,15 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             printf("oshrun (" PRODUCT_NAME ") " SHMEM_VERSION "\n");
             return 0;
         }
-        for (size_t k = 0; k < sizeof np_names / sizeof *np_names && !matched; k++) {
-            if ((v = opt_value(argc, argv, &i, np_names[k], &missing))) {
-                char *end;
-                long n;
-                errno = 0;
-                n = strtol(v, &end, 10);
-                if (errno || *end || end == v || n < 1 || n > MAX_PES)
-                    return usage_error("bad number of PEs '%s' (1 to 65536)", v);
-                o->np = (int)n;
-                matched = 1;
-            }
+        if ((v = opt_any(argc, argv, &i, np_names, COUNT(np_names), &missing))) {
+            char *end;
+            long n;
+            errno = 0;
+            n = strtol(v, &end, 10);
+            if (errno || *end || end == v || n < 1 || n > MAX_PES)
+                return usage_error("bad number of PEs '%s' (1 to 65536)", v);
+            o->np = (int)n;
+            matched = 1;
         }
         if (!matched && (v = opt_any(argc, argv, &i, host_names, COUNT(host_names), &missing))) {
             if (!*v)
@@ -274,7 +272,7 @@ static void mpi_options_here(const struct opts *o) {
     for (int k = 0; k < o->nmpi; k++) {
         const char *a = o->mpi_args[k];
         int values = 0;
-        for (size_t m = 0; m < sizeof mpi_opts / sizeof *mpi_opts; m++)
+        for (size_t m = 0; m < COUNT(mpi_opts); m++)
             if (strcmp(a, mpi_opts[m].name) == 0)
                 values = mpi_opts[m].values;
         if (strcmp(a, "--bind-to") == 0 && strcmp(o->mpi_args[k + 1], "none") == 0)
