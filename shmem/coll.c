@@ -275,7 +275,7 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     (void)elementwise_bytes(g, dest, src, nelems, es);
     int inplace = dest == src;
 
-    if (shmemi_ll_reduce(g, dest, src, nelems, es, op))
+    if (shmemi_ll_combine(g, dest, src, nelems, es, op, g->size))
         return 0;
     size_t n = (size_t)g->size, per = nelems / n, rem = nelems % n, me = (size_t)g->me;
     size_t lo = me * per + (me < rem ? me : rem), cnt = per + (me < rem);
@@ -337,21 +337,25 @@ static int do_reduce(const struct grp *g, void *dest, const void *src, size_t ne
 
 /* Scans (1.6): member i's dest is the sum of the sources of members 0..i
  * (inclusive) or 0..i-1 (exclusive; member 0 gets zeros), element by element.
- * Each member reads the sources of its prefix from their mappings, in member
- * order, so a prefix has the same bits wherever it is summed. In place, the
- * dests are sources others still read: the prefix is summed into a private
- * buffer and written after a sync says every member has read what it needs. */
+ * Small ones are one exchange of messages, as small reductions are. Larger
+ * ones: each member reads the sources of its prefix from their mappings (or
+ * fetches them through a fabric), in member order, so a prefix has the same
+ * bits wherever it is summed. In place, the dests are sources others still
+ * read: the prefix is summed into a private buffer and written after a sync
+ * says every member has read what it needs. */
 static int do_scan(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
                    combine_fn add, int inclusive) {
     if (!nelems)
         return 0;
     size_t bytes = elementwise_bytes(g, dest, src, nelems, es);
+    int last = inclusive ? g->me : g->me - 1; /* the prefix: members 0..last */
+    if (shmemi_ll_combine(g, dest, src, nelems, es, add, last + 1))
+        return 0;
     int inplace = dest == src;
     _Alignas(max_align_t) char stack[REDUCE_CHUNK];
     char *out = !inplace ? dest : bytes <= sizeof(stack) ? stack : malloc(bytes);
     if (!out)
         shmemi_fatal("%s: out of memory for %zu bytes of scan scratch", g->fn, bytes);
-    int last = inclusive ? g->me : g->me - 1; /* the prefix: members 0..last */
     /* A member's source chunk: its mapping, or fetched into scratch. */
     struct chunks k;
     chunks_open(&k, g->fn);

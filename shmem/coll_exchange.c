@@ -210,10 +210,15 @@ static const void *ll_block(const void *arg, int j) {
     return b->src + (size_t)j * b->bytes;
 }
 
-/* dest = every member's source combined in member order (the same bits on
- * every member, as the barrier path gives). 1 when done this way. */
-int shmemi_ll_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
-                     void (*op)(void *, const void *, size_t)) {
+/* dest = the sources of members 0..upto-1 combined in member order (the
+ * same bits on every member, as the barrier path gives): every member's for
+ * a reduction, a prefix for a scan (upto 0: zeros, all bits clear). Every
+ * member sends its source to every other one, whether or not that one's
+ * prefix needs it: a slot's next message waits for a sign that the last but
+ * one was read, and the exchange both ways is that sign. 1 when done this
+ * way. */
+int shmemi_ll_combine(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                      void (*op)(void *, const void *, size_t), int upto) {
     size_t bytes = nelems * es;
     struct ll x;
     if (shmemi_ll_area(g, bytes, &x) < 0)
@@ -226,8 +231,11 @@ int shmemi_ll_reduce(const struct grp *g, void *dest, const void *src, size_t ne
     if (!acc)
         shmemi_fatal("%s: out of memory", g->fn);
     ll_exchange(g, &x, -1, bytes, ll_same, src, got);
-    memcpy(acc, got[0] ? got[0] : src, bytes);
-    for (int m = 1; m < g->size; m++)
+    if (upto)
+        memcpy(acc, got[0] ? got[0] : src, bytes);
+    else
+        memset(acc, 0, bytes);
+    for (int m = 1; m < upto; m++)
         op(acc, got[m] ? (const void *)got[m] : src, nelems);
     ll_done(g, &x, -1);
     if (acc != dest)

@@ -33,8 +33,8 @@ struct ll {
 };
 
 int shmemi_ll_area(const struct grp *g, size_t bytes, struct ll *x);
-int shmemi_ll_reduce(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
-                     void (*op)(void *, const void *, size_t));
+int shmemi_ll_combine(const struct grp *g, void *dest, const void *src, size_t nelems, size_t es,
+                      void (*op)(void *, const void *, size_t), int upto);
 int shmemi_ll_gather(const struct grp *g, void *dest, const void *src, size_t bytes, int blocks);
 int shmemi_ll_broadcast(const struct grp *g, void *dest, const void *src, size_t bytes, int root,
                         int root_too);

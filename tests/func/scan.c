@@ -1,7 +1,8 @@
 /* Scans (1.6): shmem_<T>_sum_inscan and _exscan over WORLD and over a split
  * team, out of place and in place, with arrays larger than one pass of the
- * summing loop, on integer, floating and complex types; back-to-back scans on
- * the same arrays; and scans without elements (NULL buffers). */
+ * summing loop and short ones (exchanges of messages on WORLD), on integer,
+ * floating and complex types; back-to-back scans on the same arrays; and
+ * scans without elements (NULL buffers). */
 #include "check.h"
 
 #include <complex.h>
@@ -55,6 +56,46 @@ static void scans_on(shmem_team_t team, const char *name, long *src, long *dst) 
     shmem_team_sync(team);
 }
 
+/* Short scans, each size back to back with a reduction on the same team and
+ * in place: on WORLD they are exchanges of messages (the slots of 112 bytes,
+ * then a fabric's mail), which share their slots with the reductions. */
+static void short_scans_on(shmem_team_t team, const char *name, long *src, long *dst) {
+    static const size_t sizes[] = {1, 5, 14, 15, 64, 1000};
+    int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t n = sizes[s];
+        for (size_t j = 0; j < n; j++) {
+            src[j] = contrib(tme, j);
+            dst[j] = -1;
+        }
+        shmem_team_sync(team);
+        CHECK(shmem_long_sum_inscan(team, dst, src, n) == 0, "inscan of %zu on %s", n, name);
+        for (size_t j = 0; j < n; j++)
+            CHECK(dst[j] == prefix(tme, j), "%s inscan of %zu [%zu] = %ld, want %ld", name, n, j,
+                  dst[j], prefix(tme, j));
+        CHECK(shmem_long_sum_reduce(team, dst, src, n) == 0, "reduce of %zu on %s", n, name);
+        for (size_t j = 0; j < n; j++)
+            CHECK(dst[j] == prefix(tn - 1, j), "%s reduce of %zu [%zu]", name, n, j);
+        CHECK(shmem_long_sum_exscan(team, dst, src, n) == 0, "exscan of %zu on %s", n, name);
+        for (size_t j = 0; j < n; j++)
+            CHECK(dst[j] == prefix(tme - 1, j), "%s exscan of %zu [%zu] = %ld, want %ld", name, n,
+                  j, dst[j], prefix(tme - 1, j));
+        CHECK(shmem_long_sum_inscan(team, src, src, n) == 0, "in-place inscan of %zu", n);
+        for (size_t j = 0; j < n; j++)
+            CHECK(src[j] == prefix(tme, j), "%s in-place inscan of %zu [%zu]", name, n, j);
+        CHECK(shmem_long_sum_exscan(team, src, src, n) == 0, "in-place exscan of %zu", n);
+        /* the prefix sums of the prefix sums: member m's term is prefix(m) */
+        for (size_t j = 0; j < n; j++) {
+            long want = 0;
+            for (int m = 0; m < tme; m++)
+                want += prefix(m, j);
+            CHECK(src[j] == want, "%s in-place exscan of %zu [%zu] = %ld, want %ld", name, n, j,
+                  src[j], want);
+        }
+    }
+    shmem_team_sync(team);
+}
+
 int main(void) {
     shmem_init();
     me = shmem_my_pe();
@@ -63,10 +104,13 @@ int main(void) {
     long *buf = shmem_malloc(2 * BIG * sizeof(long));
     CHECK(buf, "shmem_malloc failed");
     scans_on(SHMEM_TEAM_WORLD, "WORLD", buf, buf + BIG);
+    short_scans_on(SHMEM_TEAM_WORLD, "WORLD", buf, buf + BIG);
     shmem_team_t even = SHMEM_TEAM_INVALID;
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even);
     if (even != SHMEM_TEAM_INVALID)
         scans_on(even, "the even PEs", buf, buf + BIG);
+    if (even != SHMEM_TEAM_INVALID)
+        short_scans_on(even, "the even PEs", buf, buf + BIG);
     shmem_barrier_all();
     shmem_free(buf);
 
