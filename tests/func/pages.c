@@ -9,9 +9,14 @@
  *     counted by the kernel's page-fault event of this thread; off: one a
  *     page (the counter itself is checked there);
  *   - transfer: a fresh allocation holds no pages until a transfer reaches
- *     them, and then only those the transfer covers; alloc: all of them. */
+ *     them, and then only those the transfer covers; alloc: all of them;
+ *   - transfer: a put into new parts of a peer's memory also maps, in this
+ *     PE's view, the pages around it that the peer holds (present in this
+ *     process's page table: /proc/self/pagemap), and allocates none that it
+ *     does not hold. */
 #include "check.h"
 
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +64,56 @@ static size_t resident(const char *p, size_t len) {
         r += v[i] & 1;
     free(v);
     return r;
+}
+
+/* Pages of [p, p + len) present in this process's page table. */
+static size_t present(const char *p, size_t len) {
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t first = (uintptr_t)p / (uintptr_t)page,
+              last = ((uintptr_t)p + len - 1) / (uintptr_t)page;
+    int fd = open("/proc/self/pagemap", O_RDONLY);
+    CHECK(fd >= 0, "opening /proc/self/pagemap");
+    size_t r = 0;
+    for (uintptr_t v = first; v <= last; v++) {
+        uint64_t e = 0;
+        CHECK(pread(fd, &e, sizeof(e), (off_t)(v * sizeof(e))) == (ssize_t)sizeof(e),
+              "reading /proc/self/pagemap");
+        r += (size_t)(e >> 63);
+    }
+    close(fd);
+    return r;
+}
+
+/* Each PE fills the first of three parts of an allocation, then puts into
+ * the second part of the next PE's: its view of the next PE's first part
+ * (which that PE holds) is mapped too, and the third (which it does not)
+ * stays unallocated. */
+static void neighbours(int me, int next) {
+    const size_t part = (size_t)2 << 20;
+    long page = sysconf(_SC_PAGESIZE);
+    char *b = shmem_malloc(3 * part), *src = malloc(part);
+    CHECK(b && src, "allocation");
+    memset(b, me + 1, part);
+    memset(src, me + 1, part);
+    shmem_barrier_all();
+    char *view = shmem_ptr(b, next);
+    if (view && next != me) {
+        size_t want = part / (size_t)page - 1, before = present(view, part - (size_t)page);
+        /* (the allocator's own words may share the object's first page) */
+        CHECK(before < 4, "%zu pages of the view of PE %d's first part were mapped before", before,
+              next);
+        shmem_putmem(b + part, src, part, next);
+        size_t got = present(view, part - (size_t)page);
+        CHECK(got >= want,
+              "a put into PE %d's second part left %zu of %zu pages of its first "
+              "part (held there) unmapped here",
+              next, want - got, want);
+        CHECK(resident(view + 2 * part + page, part - (size_t)page) == 0,
+              "a put into PE %d's second part allocated pages of its third", next);
+    }
+    shmem_barrier_all();
+    shmem_free(b);
+    free(src);
 }
 
 int main(void) {
@@ -153,6 +208,8 @@ int main(void) {
     CHECK(buf[0] == prev + 1 && buf[XFER - 1] == prev + 1, "put data wrong");
     CHECK(dst[0] == me + 1 && dst[XFER - 1] == me + 1, "get data wrong");
     shmem_barrier_all();
+    if (!strcmp(mode, "transfer") && n > 1)
+        neighbours(me, next);
     shmem_free(buf);
     shmem_free(warm);
     free(src);
