@@ -362,14 +362,18 @@ void shmemi_pages_map_range(int pe, int region, size_t off, size_t len) {
         return;
     /* A transfer into new parts of another PE's memory: the pages around it
      * that the owner already holds, up to the transfer's length on either
-     * side, are mapped now too. Exchange buffers are filled at offsets that
+     * side, are mapped (and reached) now too. Exchange buffers are filled at offsets that
      * other PEs' fetch-adds decide (a bucket sort's keys land in the part
      * its owner filled itself last time when another PE's add comes first),
      * and on a hypervisor that builds its own entry for each page a process
      * first reaches through a mapping, a later put there would stall for
-     * about 5 us a page (33 MB: 45-50 ms against 4). */
+     * about 5 us a page (33 MB: 45-50 ms against 4). At most NEAR_MAX a side:
+     * what this costs at once stays bounded (64 MiB: about 90 ms there). */
+    enum { NEAR_MAX = 64 << 20 };
     size_t size = region == SHMEMI_REGION_HEAP ? shmemi.heap_size : shmemi.data_size;
-    size_t lo = off > len ? off - len : 0, hi = size - (off + len) > len ? off + 2 * len : size;
+    size_t near = len < (size_t)NEAR_MAX ? len : (size_t)NEAR_MAX;
+    size_t lo = off > near ? off - near : 0;
+    size_t hi = size - (off + len) > near ? off + len + near : size;
     if (lo < off)
         map_held(base, bits, lo, off - lo);
     if (off + len < hi)
