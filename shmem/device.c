@@ -31,12 +31,18 @@ int shmemx_device_register(shmemx_device_fill_fn fill) {
     if (nfills == MAX_FILLS) {
         rc = -1;
     } else {
-        fills[nfills++] = fill;
+        fills[nfills] = fill;
+        __atomic_store_n(&nfills, nfills + 1, __ATOMIC_RELEASE);
         if (state.ready)
             fill(&state, sizeof(state));
     }
     pthread_mutex_unlock(&fill_lock);
     return rc;
+}
+
+int shmemi_gpu_may_store(void) {
+    return shmemi_gpu_path() && (shmemi.heap_kind == SHMEMI_HEAP_DEVICE ||
+                                 __atomic_load_n(&nfills, __ATOMIC_ACQUIRE) > 0);
 }
 
 int shmemi_device_state_init(void) {

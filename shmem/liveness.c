@@ -148,9 +148,10 @@ void shmemi_live_init_end(void) {
 
 /* Whether, right now, only a peer could end a wait of this PE: no other
  * application thread, nothing left in the copy engine's RMA queues, and no
- * GPU (kernels may write any word). */
+ * GPU kernel that may store into symmetric memory (a GPU build's program
+ * with a host heap and no device code runs as a CPU one). */
 static int only_peers_can_end(void) {
-    if (lib_threads < 0 || shmemi_gpu_path())
+    if (lib_threads < 0 || shmemi_gpu_may_store())
         return 0;
     int n = count_threads();
     return n >= 0 && n - lib_threads <= 1 && shmemi_engine_idle();

@@ -557,6 +557,10 @@ int shmemi_device_state_init(void);
 void shmemi_device_state_fini(void);
 /* The device path of this build (NULL in CPU builds). */
 const struct shmemi_dev_ops *shmemi_gpu_path(void);
+/* Whether GPU kernels of this process may store into symmetric memory: a GPU
+ * build whose heap is on the GPU, or whose program holds device code that
+ * uses the device API (it registered a fill function, shmem_device.h). */
+int shmemi_gpu_may_store(void);
 
 /* Copy engine (non-blocking transfers). */
 int shmemi_engine_init(void);
