@@ -234,7 +234,8 @@ static void after_batch(struct soft_engine *se, struct soft_queue *sq) {
  * word (nothing wakes us), it counts its checks, or no wake word is configured. */
 static int poll_timed(const struct soft_engine *se, const struct soft_queue *sq) {
     const struct sdma_engine_config *cfg = &se->e->cfg;
-    return (sq->q->flags & SDMA_QUEUE_GPU_WRITES) || sq->x.poll_counted ||
+    unsigned flags = sq->q->flags | __atomic_load_n(&sq->q->late_flags, __ATOMIC_ACQUIRE);
+    return (flags & SDMA_QUEUE_GPU_WRITES) || sq->x.poll_counted ||
            (!cfg->wake_seq && !cfg->polls_by_callers);
 }
 

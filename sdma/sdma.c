@@ -355,6 +355,14 @@ void sdma_queue_kick(struct sdma_queue *q) {
         q->eng->ops->kick(q);
 }
 
+void sdma_queue_gpu_writes(struct sdma_queue *q) {
+    if ((q->flags | __atomic_fetch_or(&q->late_flags, SDMA_QUEUE_GPU_WRITES, __ATOMIC_RELEASE)) &
+        SDMA_QUEUE_GPU_WRITES)
+        return;
+    /* The engine looks at its parked POLLs again, now on its timer. */
+    sdma_queue_kick(q);
+}
+
 int sdma_queue_reserve(struct sdma_queue *q, size_t ndw, struct sdma_ring_slot *slot) {
     if (q && (q->flags & SDMA_QUEUE_TAGGED))
         return sdma_seterr(SDMA_ERR_INVAL,

@@ -229,6 +229,9 @@ int sdma_queue_open(struct sdma_engine *e, size_t ring_bytes, const char *label,
 /* Packets not yet executed are dropped: quiet first. */
 void sdma_queue_close(struct sdma_queue *q);
 const char *sdma_queue_label(const struct sdma_queue *q);
+/* From now on kernels may write the words this queue's POLLs wait on: the queue gains
+ * SDMA_QUEUE_GPU_WRITES (for a queue opened before the program had device code). */
+void sdma_queue_gpu_writes(struct sdma_queue *q);
 /* 1 when the engine has taken everything published to the queue (read pointer at the
  * write pointer, or at a slot not yet tagged). */
 int sdma_queue_idle(const struct sdma_queue *q);

@@ -74,7 +74,8 @@ struct sdma_queue {
     volatile uint64_t *complete; /* sdma_queue_attr.complete, or NULL */
     void (*stored)(void *arg);   /* sdma_queue_attr.stored, or NULL */
     void *stored_arg;
-    unsigned flags;
+    unsigned flags;      /* as opened */
+    unsigned late_flags; /* added since (sdma_queue_gpu_writes); atomic */
     int state;
     char label[64];
     char errmsg[512]; /* written before state is released as SDMA_QSTATE_ERROR */

@@ -10,6 +10,7 @@
  * With the host heap kind (CPU builds, or SHMEM_HEAP=host) the state holds
  * host pointers into the host heap: CPU builds of the device API run its
  * bodies on the CPU against it. */
+#include "shmem/queues.h"
 #include "shmem/shmemi.h"
 
 #include <pthread.h>
@@ -36,7 +37,10 @@ int shmemx_device_register(shmemx_device_fill_fn fill) {
         if (state.ready)
             fill(&state, sizeof(state));
     }
+    int first_late = rc == 0 && nfills == 1 && state.ready;
     pthread_mutex_unlock(&fill_lock);
+    if (first_late && shmemi_gpu_may_store())
+        shmemi_poll_queues_gpu_writes();
     return rc;
 }
 

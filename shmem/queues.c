@@ -56,11 +56,11 @@ static struct sdma_queue *open_queue(int kind, int pe, size_t ring, const char *
             a.label = label;
             a.stored = shmemi_engine_stored;
             a.stored_arg = (void *)(intptr_t)pe;
-#if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
-            /* Kernels open plan gates: nothing wakes the engine for them. */
-            if (kind == Q_POLL)
+            /* Kernels may open plan gates: nothing wakes the engine for them.
+             * Device code that comes later marks the queue then
+             * (shmemi_poll_queues_gpu_writes). */
+            if (kind == Q_POLL && shmemi_gpu_may_store())
                 a.flags |= SDMA_QUEUE_GPU_WRITES;
-#endif
         }
         int rc = sdma_queue_open_attr(shmemi_engine(), &a, &q);
         if (rc)
@@ -93,15 +93,25 @@ struct sdma_queue *shmemi_device_queue_open(int pe, const struct sdma_queue_attr
 }
 
 static void close_kind(int kind) {
+    pthread_mutex_lock(&open_lock);
     struct sdma_queue **t = queues[kind];
     for (int pe = 0; t && pe < shmemi.n_pes; pe++)
         if (t[pe])
             sdma_queue_close(t[pe]);
     free(t);
     queues[kind] = NULL;
+    pthread_mutex_unlock(&open_lock);
 }
 
 void shmemi_poll_queues_close(void) { close_kind(Q_POLL); }
+
+void shmemi_poll_queues_gpu_writes(void) {
+    pthread_mutex_lock(&open_lock);
+    for (int pe = 0; queues[Q_POLL] && pe < shmemi.n_pes; pe++)
+        if (queues[Q_POLL][pe])
+            sdma_queue_gpu_writes(queues[Q_POLL][pe]);
+    pthread_mutex_unlock(&open_lock);
+}
 
 /* Kernels are done when finalize runs: let the engine take what they queued. */
 static void drain_device_queues(void) {

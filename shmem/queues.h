@@ -26,6 +26,8 @@ struct sdma_queue *shmemi_device_queue_open(int pe, const struct sdma_queue_attr
 /* Close the poll queues (at finalize, once no plan is open: the packets
  * they still hold are dropped). */
 void shmemi_poll_queues_close(void);
+/* Device code has come: kernels may open the gates of the open plan queues. */
+void shmemi_poll_queues_gpu_writes(void);
 /* At finalize, before the engine closes: the device-driven queues once the
  * engine took what kernels queued, the RMA queues once quiet. */
 void shmemi_queues_fini(void);

@@ -127,6 +127,30 @@ START_TEST(test_parked_poll_sleeps_until_woken) {
 }
 END_TEST
 
+/* A queue that learns after its POLL parked that kernels may write the word (device code
+ * came later): the thread re-checks it on its timer from then on, so a plain store, which
+ * wakes nobody, still releases the chain. */
+START_TEST(test_gpu_writes_added_later) {
+    struct sdma_engine_config cfg = {0};
+    cfg.wake_seq = &wake_seq;
+    cfg.wake_sleepers = &wake_sleepers;
+    struct sdma_engine *e = open_soft(&cfg);
+    struct sdma_queue *q;
+    static uint32_t gate, done;
+    ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "late", &q), SDMA_OK);
+    ck_assert_int_eq(sdma_poll(q, &gate, 1, ~0u, SDMA_POLL_GE), SDMA_OK);
+    ck_assert_int_eq(sdma_fence(q, &done, 9), SDMA_OK);
+    ck_assert_msg(quiet_half_second(), "the engine thread woke while its POLL waited");
+    sdma_queue_gpu_writes(q);
+    __atomic_store_n(&gate, 1, __ATOMIC_RELEASE); /* as a kernel's store: no wake */
+    for (int i = 0; i < 5000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) != 9; i++)
+        sleep_ms(1);
+    ck_assert_uint_eq(done, 9);
+    sdma_queue_close(q);
+    sdma_engine_close(e);
+}
+END_TEST
+
 START_TEST(test_polls_by_callers) {
     struct sdma_engine_config cfg = {0};
     cfg.polls_by_callers = 1;
@@ -153,6 +177,7 @@ int main(void) {
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_lazy_start_and_idle);
     tcase_add_test(tc, test_parked_poll_sleeps_until_woken);
+    tcase_add_test(tc, test_gpu_writes_added_later);
     tcase_add_test(tc, test_polls_by_callers);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
