@@ -37,7 +37,13 @@ static int read_task(long tid, struct task *t) {
     return t->vol < 0 || t->invol < 0 ? -1 : 0;
 }
 
-/* Every thread but main_tid (the program's): the library's threads. */
+/* Threads of the GPU runtime, which any program that uses the GPU has, with
+ * or without this library: CUDA's event handler (cuda-EvtHandlr) wakes ten
+ * times a second from the context's creation on. */
+static int runtime_task(const char *name) { return !strncmp(name, "cuda", 4); }
+
+/* Every thread but main_tid (the program's) and the GPU runtime's: the
+ * library's threads. */
 static int library_tasks(long main_tid, struct task *t) {
     DIR *d = opendir("/proc/self/task");
     CHECK(d != NULL, "opendir /proc/self/task");
@@ -47,7 +53,7 @@ static int library_tasks(long main_tid, struct task *t) {
         long tid = atol(e->d_name);
         if (tid <= 0 || tid == main_tid)
             continue;
-        if (!read_task(tid, &t[n]))
+        if (!read_task(tid, &t[n]) && !runtime_task(t[n].name))
             n++;
     }
     closedir(d);
