@@ -104,26 +104,40 @@ static void store_and_wake(uint32_t *word, uint32_t v) {
     }
 }
 
-START_TEST(test_parked_poll_sleeps_until_woken) {
+/* An engine whose writers wake it through the wake word, and a queue of it whose chain
+ * waits for *gate >= 1, then stores v into *done: parked, with the thread asleep. */
+static struct sdma_queue *parked_chain(struct sdma_engine **e, uint32_t *gate, uint32_t *done,
+                                       uint32_t v) {
     struct sdma_engine_config cfg = {0};
     cfg.wake_seq = &wake_seq;
     cfg.wake_sleepers = &wake_sleepers;
-    struct sdma_engine *e = open_soft(&cfg);
+    *e = open_soft(&cfg);
     struct sdma_queue *q;
-    static uint32_t gate, done;
-    ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "poll", &q), SDMA_OK);
-    ck_assert_int_eq(sdma_poll(q, &gate, 1, ~0u, SDMA_POLL_GE), SDMA_OK);
-    ck_assert_int_eq(sdma_fence(q, &done, 5), SDMA_OK);
+    ck_assert_int_eq(sdma_queue_open(*e, 1 << 16, "poll", &q), SDMA_OK);
+    ck_assert_int_eq(sdma_poll(q, gate, 1, ~0u, SDMA_POLL_GE), SDMA_OK);
+    ck_assert_int_eq(sdma_fence(q, done, v), SDMA_OK);
     sleep_ms(50);
-    ck_assert_uint_eq(__atomic_load_n(&done, __ATOMIC_ACQUIRE), 0);
+    ck_assert_uint_eq(__atomic_load_n(done, __ATOMIC_ACQUIRE), 0);
     ck_assert_msg(quiet_half_second(), "the engine thread woke while its POLL waited");
-    ck_assert_uint_eq(__atomic_load_n(&wake_sleepers, __ATOMIC_ACQUIRE), 1);
-    store_and_wake(&gate, 1); /* the writer's wake-up: no kick */
-    for (int i = 0; i < 5000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) != 5; i++)
+    return q;
+}
+
+/* Within five seconds *done holds v; then close both. */
+static void chain_ends(struct sdma_engine *e, struct sdma_queue *q, uint32_t *done, uint32_t v) {
+    for (int i = 0; i < 5000 && __atomic_load_n(done, __ATOMIC_ACQUIRE) != v; i++)
         sleep_ms(1);
-    ck_assert_uint_eq(done, 5);
+    ck_assert_uint_eq(*done, v);
     sdma_queue_close(q);
     sdma_engine_close(e);
+}
+
+START_TEST(test_parked_poll_sleeps_until_woken) {
+    struct sdma_engine *e;
+    static uint32_t gate, done;
+    struct sdma_queue *q = parked_chain(&e, &gate, &done, 5);
+    ck_assert_uint_eq(__atomic_load_n(&wake_sleepers, __ATOMIC_ACQUIRE), 1);
+    store_and_wake(&gate, 1); /* the writer's wake-up: no kick */
+    chain_ends(e, q, &done, 5);
 }
 END_TEST
 
@@ -131,23 +145,12 @@ END_TEST
  * came later): the thread re-checks it on its timer from then on, so a plain store, which
  * wakes nobody, still releases the chain. */
 START_TEST(test_gpu_writes_added_later) {
-    struct sdma_engine_config cfg = {0};
-    cfg.wake_seq = &wake_seq;
-    cfg.wake_sleepers = &wake_sleepers;
-    struct sdma_engine *e = open_soft(&cfg);
-    struct sdma_queue *q;
+    struct sdma_engine *e;
     static uint32_t gate, done;
-    ck_assert_int_eq(sdma_queue_open(e, 1 << 16, "late", &q), SDMA_OK);
-    ck_assert_int_eq(sdma_poll(q, &gate, 1, ~0u, SDMA_POLL_GE), SDMA_OK);
-    ck_assert_int_eq(sdma_fence(q, &done, 9), SDMA_OK);
-    ck_assert_msg(quiet_half_second(), "the engine thread woke while its POLL waited");
+    struct sdma_queue *q = parked_chain(&e, &gate, &done, 9);
     sdma_queue_gpu_writes(q);
     __atomic_store_n(&gate, 1, __ATOMIC_RELEASE); /* as a kernel's store: no wake */
-    for (int i = 0; i < 5000 && __atomic_load_n(&done, __ATOMIC_ACQUIRE) != 9; i++)
-        sleep_ms(1);
-    ck_assert_uint_eq(done, 9);
-    sdma_queue_close(q);
-    sdma_engine_close(e);
+    chain_ends(e, q, &done, 9);
 }
 END_TEST
 
