@@ -32,6 +32,9 @@ int shmemx_device_register(shmemx_device_fill_fn fill) {
     if (nfills == MAX_FILLS) {
         rc = -1;
     } else {
+        /* The first device code, loaded after shmem_init: its kernels' queues. */
+        if (nfills == 0 && state.ready && shmemi.heap_kind == SHMEMI_HEAP_DEVICE)
+            shmemi.dev->queues(&state, "shmemx_device_register");
         fills[nfills] = fill;
         __atomic_store_n(&nfills, nfills + 1, __ATOMIC_RELEASE);
         if (state.ready)
@@ -75,6 +78,11 @@ int shmemi_device_state_init(void) {
     }
     st.ready = 1;
     pthread_mutex_lock(&fill_lock);
+    /* The device-driven queues wait for device code: without it no kernel
+     * writes them, and their proxy (an engine's thread) would look at them on
+     * a timer for nothing. */
+    if (shmemi.heap_kind == SHMEMI_HEAP_DEVICE && nfills > 0)
+        shmemi.dev->queues(&st, "shmem_init");
     state = st;
     for (int i = 0; i < nfills; i++)
         fills[i](&state, sizeof(state));

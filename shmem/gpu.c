@@ -435,8 +435,12 @@ static int gpu_state(struct shmemi_device_state *st) {
     st->heap_size = shmemi.dev_size;
     st->peer_heap = gpu.peer_table;
     st->ctl = (struct shmemi_dev_ctl *)(shmemi.dev_base + shmemi.dev_size - SHMEMI_DEV_CTL_SIZE);
-    device_queues(st, fn);
     return 0;
+}
+
+static void gpu_queues(struct shmemi_device_state *st, const char *fn) {
+    enter(fn);
+    device_queues(st, fn);
 }
 
 /* ------------------------------------------------------------------- path */
@@ -559,6 +563,7 @@ static const struct shmemi_dev_ops gpu_ops = {
     .name = SHMEMI_GPU_VENDOR,
     .heap_init = gpu_heap_init,
     .state = gpu_state,
+    .queues = gpu_queues,
     .copy = gpu_copy,
     .copy_2d = gpu_copy_2d,
     .fill = gpu_fill,

@@ -241,6 +241,9 @@ struct shmemi_dev_ops {
     int (*heap_init)(size_t bytes);
     /* Fill the device-side fields of the device state (heap, peer table). */
     int (*state)(struct shmemi_device_state *st);
+    /* Open the device-driven queues (kernels' large _nbi puts through the copy
+     * engine) into the state: once the program has device code. */
+    void (*queues)(struct shmemi_device_state *st, const char *fn);
     /* Copy between any two of: host memory, this PE's GPU, a peer's mapped
      * heap. nbi: may complete at quiet. */
     void (*copy)(void *dst, const void *src, size_t n, int nbi, const char *fn);
