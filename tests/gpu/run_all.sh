@@ -19,7 +19,7 @@ fi
 specs=${*:-"dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api
     engine_cuda dev_ce dev_ce:SHMEM_DEVICE_QUEUES=doorbell plan_stream barrier_gpu
     barrier_gpu:SHMEM_BARRIER_GPU_SYNC=0 host_api:SHMEM_BARRIER_GPU_SYNC=0
-    dev_amo:SHMEM_BARRIER_GPU_SYNC=0"}
+    dev_amo:SHMEM_BARRIER_GPU_SYNC=0 late"}
 pass=0
 fail=0
 failed=""
