@@ -13,7 +13,7 @@
 
 #include "../sdma/ring.h"
 
-#define SHMEMI_DEVICE_STATE_VERSION 5
+#define SHMEMI_DEVICE_STATE_VERSION 6
 /* Peers whose heap base sits in the state itself (one constant-cache load on
  * the RMA fast path); PEs beyond go through peer_heap. */
 #define SHMEMI_DEV_INLINE_PEERS 16

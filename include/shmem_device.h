@@ -793,8 +793,10 @@ extern "C" __host__ __device__ inline int shmemx_plan_wait_chunk(const shmemx_pl
 /* Host side of this translation unit: copy the library's device state into
  * this unit's shmemi_dstate with the application's own runtime (the library
  * cannot name this symbol: DESIGN §5). Called by shmem_init, or at once when
- * registered after it. */
-static void shmemi_dstate_fill(const void *state, size_t size) {
+ * registered after it. A unit of a module being loaded (dlopen after shmem_init) is registered
+ * before its runtime knows the unit's symbols: "not yet" (non-zero), and the
+ * library calls again at its next routine. */
+static int shmemi_dstate_fill(const void *state, size_t size) {
     const struct shmemi_device_state *s = (const struct shmemi_device_state *)state;
     if (size != sizeof(struct shmemi_device_state) || s->version != SHMEMI_DEVICE_STATE_VERSION) {
         fprintf(stderr,
@@ -802,20 +804,29 @@ static void shmemi_dstate_fill(const void *state, size_t size) {
                 "(%zu bytes), the library has version %d (%zu bytes)\n",
                 s->my_pe, SHMEMI_DEVICE_STATE_VERSION, sizeof(struct shmemi_device_state),
                 s->version, size);
-        return;
+        return 0;
     }
 #if defined(__HIPCC__)
     hipError_t rc =
         hipMemcpyToSymbol(HIP_SYMBOL(shmemi_dstate), state, size, 0, hipMemcpyHostToDevice);
+    if (rc == hipErrorInvalidSymbol) {
+        (void)hipGetLastError();
+        return 1;
+    }
     if (rc != hipSuccess)
         fprintf(stderr, "[PE %d] shmem: copying the device state into this program failed: %s\n",
                 s->my_pe, hipGetErrorString(rc));
 #else
     cudaError_t rc = cudaMemcpyToSymbol(shmemi_dstate, state, size, 0, cudaMemcpyHostToDevice);
+    if (rc == cudaErrorInvalidSymbol) {
+        (void)cudaGetLastError();
+        return 1;
+    }
     if (rc != cudaSuccess)
         fprintf(stderr, "[PE %d] shmem: copying the device state into this program failed: %s\n",
                 s->my_pe, cudaGetErrorString(rc));
 #endif
+    return 0;
 }
 __attribute__((constructor)) static void shmemi_dstate_register(void) {
     if (shmemx_device_register(shmemi_dstate_fill) != 0)

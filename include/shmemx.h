@@ -253,9 +253,11 @@ int shmemx_collective_launch(const void *func, unsigned grid[3], unsigned block[
  * static constructor, a function that copies the device state (device/state.h)
  * into that unit's own copy with that unit's GPU runtime. shmem_init calls
  * every registered function; one registered after shmem_init is called at
- * once. Returns 0, or -1 when the table of registrations is full.
+ * once, and again at the next library call while it returns non-zero (its
+ * runtime does not know the unit's symbols yet: a module being loaded).
+ * Returns 0, or -1 when the table of registrations is full.
  * ---------------------------------------------------------------------- */
-typedef void (*shmemx_device_fill_fn)(const void *state, size_t size);
+typedef int (*shmemx_device_fill_fn)(const void *state, size_t size);
 int shmemx_device_register(shmemx_device_fill_fn fill);
 
 #ifdef __cplusplus

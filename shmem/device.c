@@ -20,9 +20,28 @@
 
 static pthread_mutex_t fill_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmemx_device_fill_fn fills[MAX_FILLS];
-static int nfills;
+static unsigned char pending[MAX_FILLS]; /* said "not yet": called again later */
+static unsigned tries[MAX_FILLS];
+#define FILL_TRIES 1000 /* then the unit's kernels go without the state */
+static int nfills, npending;
 static struct shmemi_device_state state; /* ready once built */
 static char **host_peer_heap;            /* the peer table of the host kind */
+
+/* Under fill_lock, with the state ready: fill i, pending while it says "not
+ * yet" (its unit is in a module whose loading has not registered its symbols
+ * with its runtime: the library's next routine tries again). */
+static void call_fill(int i) {
+    int later = fills[i](&state, sizeof(state)) != 0;
+    if (later && ++tries[i] == FILL_TRIES) {
+        shmemi_warn("%s: device code registered after shmem_init still cannot take the device "
+                    "state; its kernels go without it",
+                    shmemi_routine ? shmemi_routine : "shmemx_device_register");
+        later = 0;
+    }
+    npending += later - pending[i];
+    pending[i] = (unsigned char)later;
+    __atomic_store_n(&shmemi.entry_ok, shmemi.initialized && npending == 0, __ATOMIC_RELAXED);
+}
 
 int shmemx_device_register(shmemx_device_fill_fn fill) {
     if (!fill)
@@ -38,13 +57,21 @@ int shmemx_device_register(shmemx_device_fill_fn fill) {
         fills[nfills] = fill;
         __atomic_store_n(&nfills, nfills + 1, __ATOMIC_RELEASE);
         if (state.ready)
-            fill(&state, sizeof(state));
+            call_fill(nfills - 1);
     }
     int first_late = rc == 0 && nfills == 1 && state.ready;
     pthread_mutex_unlock(&fill_lock);
     if (first_late && shmemi_gpu_may_store())
         shmemi_poll_queues_gpu_writes();
     return rc;
+}
+
+void shmemi_device_fills_retry(void) {
+    pthread_mutex_lock(&fill_lock);
+    for (int i = 0; i < nfills && npending && state.ready; i++)
+        if (pending[i])
+            call_fill(i);
+    pthread_mutex_unlock(&fill_lock);
 }
 
 int shmemi_gpu_may_store(void) {
@@ -84,8 +111,9 @@ int shmemi_device_state_init(void) {
     if (shmemi.heap_kind == SHMEMI_HEAP_DEVICE && nfills > 0)
         shmemi.dev->queues(&st, "shmem_init");
     state = st;
+    __atomic_store_n(&shmemi.entry_ok, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < nfills; i++)
-        fills[i](&state, sizeof(state));
+        call_fill(i);
     pthread_mutex_unlock(&fill_lock);
     return 0;
 }

@@ -79,6 +79,12 @@ void shmemi_debug(const char *fmt, ...) {
     va_end(ap);
 }
 
+void shmemi_entry_slow(const char *fn) {
+    if (!shmemi.initialized)
+        shmemi_not_initialized(fn);
+    shmemi_device_fills_retry();
+}
+
 void shmemi_not_initialized(const char *fn) {
     if (shmemi.finalized)
         shmemi_fatal("%s called after shmem_finalize", fn);
@@ -286,6 +292,7 @@ static void finalize(int implicit) {
          * until no peer reads this PE's memory any more, then closes). */
         shmemi_paths_fini();
         shmemi.initialized = 0;
+        __atomic_store_n(&shmemi.entry_ok, 0, __ATOMIC_RELAXED);
         shmemi.finalized = 1;
         shmemi.boot->finalize(shmemi.boot);
     }

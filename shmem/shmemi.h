@@ -303,6 +303,9 @@ struct shmemi_team {
 
 struct shmemi_state {
     int initialized; /* 1 after shmem_init, 0 again after shmem_finalize */
+    /* Initialized, and no device code waits for the device state: the one
+     * word shmemi_check_init looks at (shmem/device.c keeps it). */
+    int entry_ok;
     int finalized;
     int my_pe, n_pes;
     int thread_level;
@@ -363,10 +366,12 @@ void shmemi_bad_addr(const void *addr, size_t len, int pe, const char *fn)
 /* A transfer of n (> 0) bytes whose local buffer (`what`) is NULL. */
 void shmemi_null_buffer(const char *what, size_t n, const char *fn) __attribute__((noreturn));
 
+/* Not initialized (ends the job), or device code waits for its state. */
+void shmemi_entry_slow(const char *fn);
 static inline void shmemi_check_init(const char *fn) {
     shmemi_routine = fn;
-    if (SHMEMI_UNLIKELY(!shmemi.initialized))
-        shmemi_not_initialized(fn);
+    if (SHMEMI_UNLIKELY(!__atomic_load_n(&shmemi.entry_ok, __ATOMIC_RELAXED)))
+        shmemi_entry_slow(fn);
 }
 
 /* Whether a local address lies in this PE's device heap (never in CPU
@@ -564,6 +569,9 @@ const struct shmemi_dev_ops *shmemi_gpu_path(void);
  * build whose heap is on the GPU, or whose program holds device code that
  * uses the device API (it registered a fill function, shmem_device.h). */
 int shmemi_gpu_may_store(void);
+/* Call again the fills of device code registered while its runtime did not
+ * know its symbols yet (a module being loaded); keeps shmemi.entry_ok. */
+void shmemi_device_fills_retry(void);
 
 /* Copy engine (non-blocking transfers). */
 int shmemi_engine_init(void);

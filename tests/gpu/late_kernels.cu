@@ -1,7 +1,8 @@
 /* Device code that comes after shmem_init: gpu_late loads this module with
- * dlopen once the library runs, so its shmem_device.h registers late. Its
- * kernels must still see a whole device state, the device-driven queues
- * included (a program without device code has none of them open, so that no
+ * dlopen once the library runs, so its shmem_device.h registers late, while
+ * the module's runtime registration has not run yet (the library fills the
+ * unit's state at its next routine: shmem_malloc here). Its kernels must
+ * still see a whole device state, the device-driven queues included (a program without device code has none of them open, so that no
  * engine thread looks at them): PE 0's workgroups put slices of 2 MiB through
  * the copy engine, quiet, then signal PE 1, whose workgroups check every byte. */
 #include "gpu_test.h"
