@@ -793,9 +793,10 @@ extern "C" __host__ __device__ inline int shmemx_plan_wait_chunk(const shmemx_pl
 /* Host side of this translation unit: copy the library's device state into
  * this unit's shmemi_dstate with the application's own runtime (the library
  * cannot name this symbol: DESIGN §5). Called by shmem_init, or at once when
- * registered after it. A unit of a module being loaded (dlopen after shmem_init) is registered
- * before its runtime knows the unit's symbols: "not yet" (non-zero), and the
- * library calls again at its next routine. */
+ * registered after it. A unit of a module being loaded (dlopen after
+ * shmem_init) registers before its runtime knows the unit's symbols: then it
+ * answers "not yet" (non-zero), and the library calls again from its next
+ * routine. */
 static int shmemi_dstate_fill(const void *state, size_t size) {
     const struct shmemi_device_state *s = (const struct shmemi_device_state *)state;
     if (size != sizeof(struct shmemi_device_state) || s->version != SHMEMI_DEVICE_STATE_VERSION) {

@@ -5,7 +5,9 @@
  * own device-side copy with that unit's GPU runtime (no relocatable device
  * code, no runtime shared between the library and the application). This
  * file keeps the table of those functions, builds the state at shmem_init
- * and calls each of them; one registered later is called at once.
+ * and calls each of them; one registered later is called at once, and again
+ * from the library's next routines while it answers "not yet" (a module
+ * being loaded). The device-driven queues open with the first of them.
  *
  * With the host heap kind (CPU builds, or SHMEM_HEAP=host) the state holds
  * host pointers into the host heap: CPU builds of the device API run its
