@@ -142,7 +142,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
  * every member, so a sender's message k + 2 follows our message k + 1, which
  * we send only after reading its message k. Jobs of up to SHMEMI_LL_PES. */
 #define SHMEMI_LL_PES 128
-#define SHMEMI_LL_BYTES 112
+#define SHMEMI_LL_BYTES 496
 #define SHMEMI_LL_AREAS 2 /* the WORLD team; active sets over every PE */
 /* A fabric's mailboxes for the mid-size ones: one per area and parity. */
 #define SHMEMI_MAIL_BOXES (2 * SHMEMI_LL_AREAS)
@@ -160,7 +160,7 @@ struct shmemi_ctl {
     struct shmemi_wake wake;
     struct shmemi_ll_slot ll[SHMEMI_LL_AREAS][2][SHMEMI_LL_PES];
 };
-#define SHMEMI_CTL_SIZE ((size_t)128 * 1024)
+#define SHMEMI_CTL_SIZE ((size_t)512 * 1024)
 /* With a device heap, the host heap starts with this many bytes of symmetric
  * words the host, kernels and copy engines all reach (triggered plans' gates,
  * counters and views): shmemi_words_malloc. */

@@ -57,10 +57,10 @@ static void scans_on(shmem_team_t team, const char *name, long *src, long *dst) 
 }
 
 /* Short scans, each size back to back with a reduction on the same team and
- * in place: on WORLD they are exchanges of messages (the slots of 112 bytes,
+ * in place: on WORLD they are exchanges of messages (the slots of 496 bytes,
  * then a fabric's mail), which share their slots with the reductions. */
 static void short_scans_on(shmem_team_t team, const char *name, long *src, long *dst) {
-    static const size_t sizes[] = {1, 5, 14, 15, 64, 1000};
+    static const size_t sizes[] = {1, 5, 14, 15, 62, 63, 64, 1000};
     int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         size_t n = sizes[s];
