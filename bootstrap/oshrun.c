@@ -41,7 +41,7 @@ static void usage(FILE *f) {
     fprintf(f, "Usage: oshrun [options] program [args...]\n"
                "Start an OpenSHMEM job of " PRODUCT_NAME ".\n"
                "\n"
-               "  -np N, -n N          number of PEs (default 1)\n"
+               "  -np N, -n N, -c N    number of PEs (default 1)\n"
                "  -x VAR[=VAL]         set VAR (or pass it on, with mpirun) for every PE\n"
                "  --timeout S          end the job after S seconds and exit with 124\n"
                "  --hosts h1,h2        hosts to run on (also --host, -H); hosts other than this\n"
@@ -49,9 +49,12 @@ static void usage(FILE *f) {
                "  --hostfile FILE      the hosts, one a line (also --machinefile), as mpirun\n"
                "                       reads them\n"
                "  --map-by X, --rank-by X, --bind-to X, -N N (--npernode), --mca K V,\n"
-               "  --report-bindings, --oversubscribe, --allow-run-as-root\n"
-               "                       passed to mpirun; on one host --bind-to none turns\n"
-               "                       SHMEM_BIND off, the others change nothing there\n"
+               "  --cpus-per-proc N (--cpus-per-rank), --report-bindings, --display-map,\n"
+               "  --display-allocation, --use-hwthread-cpus, --oversubscribe,\n"
+               "  --nooversubscribe, --allow-run-as-root, --quiet (-q)\n"
+               "                       passed to mpirun (with one dash too: -mca); on one\n"
+               "                       host --bind-to none turns SHMEM_BIND off, the others\n"
+               "                       change nothing there\n"
                "  --version            print the version\n"
                "  --help               print this help\n"
                "\n"
@@ -100,22 +103,38 @@ static const char *opt_any(int argc, char **argv, int *i, const char *const *nam
 }
 
 /* Open MPI's options that oshrun takes, with how many values each has: what
- * users of Open MPI's oshrun pass. They go to mpirun as given. */
+ * users of Open MPI's oshrun pass. They go to mpirun under these names. Like
+ * mpirun, oshrun takes the long ones with one dash too (-mca, -bind-to). */
 static const struct mpi_opt {
     const char *name;
     int values;
-} mpi_opts[] = {
-    {"--map-by", 1},         {"--rank-by", 1}, {"--bind-to", 1},       {"-N", 1},
-    {"--npernode", 1},       {"--mca", 2},     {"--oversubscribe", 0}, {"--allow-run-as-root", 0},
-    {"--report-bindings", 0}};
+} mpi_opts[] = {{"--map-by", 1},
+                {"--rank-by", 1},
+                {"--bind-to", 1},
+                {"-N", 1},
+                {"--npernode", 1},
+                {"--mca", 2},
+                {"--oversubscribe", 0},
+                {"--nooversubscribe", 0},
+                {"--allow-run-as-root", 0},
+                {"--report-bindings", 0},
+                {"--display-map", 0},
+                {"--display-allocation", 0},
+                {"--use-hwthread-cpus", 0},
+                {"--cpus-per-proc", 1},
+                {"--cpus-per-rank", 1},
+                {"--quiet", 0},
+                {"-q", 0}};
 
 /* An Open MPI option at argv[*i]: recorded with its values (advancing *i);
  * 0 when argv[*i] is none of them, -1 when its values are missing. */
 static int mpi_option(int argc, char **argv, int *i, struct opts *o) {
     for (size_t k = 0; k < COUNT(mpi_opts); k++) {
         const struct mpi_opt *m = &mpi_opts[k];
-        size_t n = strlen(m->name);
-        if (strncmp(argv[*i], m->name, n) != 0)
+        /* "-mca" for "--mca": the name less its first dash */
+        const char *name = m->name + (m->name[1] == '-' && argv[*i][1] != '-');
+        size_t n = strlen(name);
+        if (strncmp(argv[*i], name, n) != 0)
             continue;
         if (argv[*i][n] == '=' && m->values == 1) {
             o->mpi_args[o->nmpi++] = m->name;
@@ -136,7 +155,7 @@ static int mpi_option(int argc, char **argv, int *i, struct opts *o) {
 
 /* Returns -1 to continue, or an exit status. */
 static int parse_args(int argc, char **argv, struct opts *o) {
-    static const char *const np_names[] = {"-np", "-n", "--np", "--n"};
+    static const char *const np_names[] = {"-np", "-n", "--np", "--n", "-c"};
     static const char *const host_names[] = {"--hosts", "--host", "-H"};
     static const char *const hostfile_names[] = {"--hostfile", "--machinefile", "-hostfile",
                                                  "-machinefile"};

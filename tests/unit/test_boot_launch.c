@@ -373,6 +373,15 @@ START_TEST(mpirun_options) {
     ck_assert_msg(r.status == 0, "status %d:\n%s", r.status, r.err);
     assert_err_has(&r, "--map-by node: an option of mpirun's, without effect on one host");
     assert_err_has(&r, "--mca spml ucx: an option of mpirun's");
+    /* mpirun's spellings: long options with one dash, -c for -np */
+    RUN(&r, "-mca", "spml", "ucx", "-bind-to", "none", "-display-map", "-q", "--cpus-per-proc=1",
+        "-c", "2", PROG_PATH, "env", "SHMEM_BIND=0", "SHMEMI_BOOT_SIZE=2");
+    ck_assert_msg(r.status == 0, "status %d:\n%s", r.status, r.err);
+    assert_err_has(&r, "--mca spml ucx: an option of mpirun's");
+    assert_err_has(&r, "--cpus-per-proc 1: an option of mpirun's");
+    RUN(&r, "-mcaa", "spml", "ucx", PROG_PATH);
+    ck_assert_int_eq(r.status, 2);
+    assert_err_has(&r, "unknown option '-mcaa'");
     RUN(&r, "--mca", "spml", PROG_PATH);
     ck_assert_int_eq(r.status, 2);
     RUN(&r, "-np", "2", "--bind-to");
