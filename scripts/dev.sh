@@ -60,11 +60,16 @@ build() { # build <dir> [cmake args...]
     cmake --build "$dir" -j "$JOBS"
 }
 
-# The tree's C, CUDA and HIP sources, as git knows them; links (include/shmem/) are left
-# out: they point at sources already listed.
+# The tree's C, CUDA and HIP sources, as git knows them (tracked, and new files it does not
+# ignore); links (include/shmem/) are left out: they point at sources already listed.
 sources() {
-    git ls-files -s -- '*.c' '*.h' '*.cu' '*.cuh' '*.hip' |
-        awk -F '\t' '{ split($1, m, " "); if (m[1] != "120000") print $2 }'
+    local pats=('*.c' '*.h' '*.cu' '*.cuh' '*.hip')
+    {
+        git ls-files -s -- "${pats[@]}" |
+            awk -F '\t' '{ split($1, m, " "); if (m[1] != "120000") print $2 }'
+        git ls-files -o --exclude-standard -- "${pats[@]}" |
+            while IFS= read -r f; do [ -L "$f" ] || printf '%s\n' "$f"; done
+    } | sort -u
 }
 
 case "${1:-}" in
