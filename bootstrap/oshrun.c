@@ -20,9 +20,10 @@
 #endif
 #define PRODUCT_NAME "SDMA-SHMEM"
 
+/* CUDA_DEVICE_MAX_CONNECTIONS depends on how many PEs share a GPU: each PE's
+ * library sets it (shmem/gpu.c). */
 const char *const oshrun_default_env[][2] = {
     {"CUDA_MODULE_LOADING", "EAGER"},
-    {"CUDA_DEVICE_MAX_CONNECTIONS", "32"},
 };
 const size_t oshrun_n_default_env = sizeof oshrun_default_env / sizeof *oshrun_default_env;
 

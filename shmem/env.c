@@ -2,6 +2,7 @@
 #include "shmem/env.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -441,4 +442,50 @@ void shmemi_env_print(FILE *f, const struct shmemi_config *cfg, int markdown) {
         fprintf(f, "  (%s%s, default %s)\n", rows[i].type,
                 range_text(&rows[i], range, sizeof(range)), rows[i].def);
     }
+}
+
+/* ------------------------------------------------ a GPU's hardware queues */
+
+int shmemi_gpu_connections(int per_gpu) {
+    if (per_gpu <= 3)
+        return 32;
+    return per_gpu >= 96 ? 1 : 96 / per_gpu;
+}
+
+/* The leading positive number of s, or 0. */
+static long leading(const char *s) {
+    if (!s || !isdigit((unsigned char)*s))
+        return 0;
+    long v = strtol(s, NULL, 10);
+    return v > 0 && v < INT_MAX ? v : 0;
+}
+
+static long visible_gpus(void) {
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis && *vis) {
+        long n = 1;
+        for (const char *p = vis; *p; p++)
+            n += *p == ',';
+        return n;
+    }
+    long n = 0;
+    DIR *d = opendir("/proc/driver/nvidia/gpus");
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));)
+            n += e->d_name[0] != '.';
+        closedir(d);
+    }
+    return n > 0 ? n : 1;
+}
+
+int shmemi_pes_per_gpu_from_env(void) {
+    static const char *const sizes[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                        "SLURM_TASKS_PER_NODE"};
+    long local = getenv("SHMEMI_BOOT_FD") ? leading(getenv("SHMEMI_BOOT_SIZE")) : 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes && !local; i++)
+        local = leading(getenv(sizes[i]));
+    if (!local)
+        local = 1;
+    long gpus = visible_gpus();
+    return (int)((local + gpus - 1) / gpus);
 }

@@ -579,10 +579,13 @@ const struct shmemi_dev_ops *shmemi_gpu_path(void) { return &gpu_ops; }
 
 /* Before any GPU runtime starts in this process (DESIGN §4): kernels loaded
  * eagerly (with lazy loading, the first launch of a kernel while a stream
- * waits on a value can deadlock), and enough hardware queues that streams
- * blocked in waits do not starve kernel launches. Only where the user did
- * not choose; oshrun sets the same. Harmless for HIP. */
+ * waits on a value can deadlock; oshrun sets it too), and enough hardware
+ * queues that streams blocked in waits do not starve kernel launches, as
+ * many as the PEs sharing a GPU can have together (shmemi_gpu_connections).
+ * Only where the user did not choose. Harmless for HIP. */
 __attribute__((constructor)) static void gpu_environment(void) {
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-    setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+    char conns[16];
+    snprintf(conns, sizeof conns, "%d", shmemi_gpu_connections(shmemi_pes_per_gpu_from_env()));
+    setenv("CUDA_DEVICE_MAX_CONNECTIONS", conns, 0);
 }

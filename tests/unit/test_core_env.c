@@ -209,6 +209,38 @@ START_TEST(did_you_mean) {
 }
 END_TEST
 
+/* The hardware queues per GPU context: 32 for up to three PEs a GPU, then a
+ * share of 96; the PEs a GPU from the launchers' variables and the visible
+ * GPUs. */
+START_TEST(gpu_connections) {
+    ck_assert_int_eq(shmemi_gpu_connections(1), 32);
+    ck_assert_int_eq(shmemi_gpu_connections(3), 32);
+    ck_assert_int_eq(shmemi_gpu_connections(4), 24);
+    ck_assert_int_eq(shmemi_gpu_connections(8), 12);
+    ck_assert_int_eq(shmemi_gpu_connections(48), 2);
+    ck_assert_int_eq(shmemi_gpu_connections(200), 1);
+    const char *vars[] = {"SHMEMI_BOOT_FD", "SHMEMI_BOOT_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                          "MPI_LOCALNRANKS", "SLURM_TASKS_PER_NODE"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+    setenv("CUDA_VISIBLE_DEVICES", "0,1", 1);
+    ck_assert_int_eq(shmemi_pes_per_gpu_from_env(), 1); /* nobody says: one PE */
+    setenv("SHMEMI_BOOT_SIZE", "8", 1);                 /* not the built-in launcher's */
+    ck_assert_int_eq(shmemi_pes_per_gpu_from_env(), 1);
+    setenv("SHMEMI_BOOT_FD", "3", 1);
+    ck_assert_int_eq(shmemi_pes_per_gpu_from_env(), 4);
+    unsetenv("SHMEMI_BOOT_FD");
+    setenv("SLURM_TASKS_PER_NODE", "5(x2),1", 1);
+    ck_assert_int_eq(shmemi_pes_per_gpu_from_env(), 3);
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+    setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+    ck_assert_int_eq(shmemi_pes_per_gpu_from_env(), 4);
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("env");
     TCase *tc = tcase_create("env");
@@ -219,6 +251,7 @@ int main(void) {
     tcase_add_test(tc, did_you_mean);
     tcase_add_test(tc, ranges);
     tcase_add_test(tc, ranges_printed);
+    tcase_add_test(tc, gpu_connections);
     suite_add_tcase(s, tc);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
