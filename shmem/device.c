@@ -45,6 +45,20 @@ static void call_fill(int i) {
     __atomic_store_n(&shmemi.entry_ok, shmemi.initialized && npending == 0, __ATOMIC_RELAXED);
 }
 
+/* Device code in a GPU build whose heap is in host memory: its kernels get
+ * host addresses, which a GPU reaches only where it accesses pageable host
+ * memory (HMM, ATS); elsewhere their first put faults. Said once, before. */
+static void host_heap_note(const char *fn) {
+    static int said;
+    if (said || !shmemi_gpu_path() || shmemi.heap_kind == SHMEMI_HEAP_DEVICE)
+        return;
+    said = 1;
+    shmemi_warn("%s: this program has device code (shmem_device.h), but the symmetric heap is in "
+                "host memory (SHMEM_HEAP=host): its kernels' puts, gets and atomics fault unless "
+                "the GPU accesses pageable host memory; use the device heap (SHMEM_HEAP=device)",
+                fn);
+}
+
 int shmemx_device_register(shmemx_device_fill_fn fill) {
     if (!fill)
         return -1;
@@ -62,6 +76,8 @@ int shmemx_device_register(shmemx_device_fill_fn fill) {
             call_fill(nfills - 1);
     }
     int first_late = rc == 0 && nfills == 1 && state.ready;
+    if (first_late)
+        host_heap_note("shmemx_device_register");
     pthread_mutex_unlock(&fill_lock);
     if (first_late && shmemi_gpu_may_store())
         shmemi_poll_queues_gpu_writes();
@@ -113,6 +129,8 @@ int shmemi_device_state_init(void) {
     if (shmemi.heap_kind == SHMEMI_HEAP_DEVICE && nfills > 0)
         shmemi.dev->queues(&st, "shmem_init");
     state = st;
+    if (nfills > 0)
+        host_heap_note("shmem_init");
     __atomic_store_n(&shmemi.entry_ok, 1, __ATOMIC_RELAXED);
     for (int i = 0; i < nfills; i++)
         call_fill(i);

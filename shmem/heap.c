@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -33,6 +34,97 @@
 static struct shmemi_alloc heap_alloc;
 static struct shmemi_alloc words_alloc; /* device heap kind: the host words area */
 static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------- host access to the device heap */
+
+/* A GPU build's heap is GPU memory by default, which host code cannot load
+ * or store: a host program that reads its symmetric arrays directly (as CPU
+ * OpenSHMEM codes do) faults there. Where the fault's address lies in a
+ * device heap, the PE says why before it ends as it would have: through the
+ * handler that was there before, or the default action (the access runs
+ * again and ends the process with the same signal). Async-signal-safe. */
+static struct sigaction guard_old[2]; /* SIGSEGV, SIGBUS */
+static int guard_on;
+
+static int on_a_device_heap(uintptr_t a) {
+    if (a - (uintptr_t)shmemi.dev_base < shmemi.dev_size)
+        return 1;
+    for (int pe = 0; pe < shmemi.n_pes; pe++) {
+        uintptr_t b = (uintptr_t)shmemi.peers[pe].dev;
+        if (b && a - b < shmemi.dev_size)
+            return 1;
+    }
+    return 0;
+}
+
+/* s at out, returns its length. */
+static size_t put_str(char *out, const char *s) {
+    size_t n = 0;
+    while (s[n]) {
+        out[n] = s[n];
+        n++;
+    }
+    return n;
+}
+/* v in base 10 or 16 at out, returns its length. */
+static size_t put_num(char *out, uintptr_t v, unsigned base) {
+    char t[24];
+    size_t n = 0, k = 0;
+    do
+        t[n++] = "0123456789abcdef"[v % base];
+    while ((v /= base) && n < sizeof t);
+    while (n)
+        out[k++] = t[--n];
+    return k;
+}
+
+static void guard_handler(int sig, siginfo_t *si, void *uc) {
+    if (on_a_device_heap((uintptr_t)si->si_addr)) {
+        char m[400];
+        size_t n = put_str(m, "[PE ");
+        n += put_num(m + n, (uintptr_t)shmemi.my_pe, 10);
+        n += put_str(m + n, "] shmem: the host read or wrote symmetric memory at 0x");
+        n += put_num(m + n, (uintptr_t)si->si_addr, 16);
+        n += put_str(m + n, ", which is GPU memory (the device heap, the default of GPU builds): "
+                            "host code reaches it only through shmem routines; run host "
+                            "programs with SHMEM_HEAP=host\n");
+        ssize_t w = write(2, m, n);
+        (void)w;
+    }
+    const struct sigaction *old = &guard_old[sig == SIGBUS];
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+        old->sa_sigaction(sig, si, uc);
+    } else if (!(old->sa_flags & SA_SIGINFO) && old->sa_handler != SIG_DFL &&
+               old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+    } else {
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigemptyset(&dfl.sa_mask);
+        sigaction(sig, &dfl, NULL);
+    }
+}
+
+/* on: install the handler (after the device heap is mapped); off: put back
+ * what was there, unless the program has replaced the handler since. */
+static void guard_device_heap(int on) {
+    static const int sigs[2] = {SIGSEGV, SIGBUS};
+    if (on == guard_on)
+        return;
+    for (int i = 0; i < 2; i++) {
+        if (on) {
+            struct sigaction sa = {.sa_sigaction = guard_handler,
+                                   .sa_flags = SA_SIGINFO | SA_ONSTACK};
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, &guard_old[i]);
+        } else {
+            struct sigaction now;
+            if (sigaction(sigs[i], NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+                now.sa_sigaction == guard_handler)
+                sigaction(sigs[i], &guard_old[i], NULL);
+        }
+    }
+    guard_on = on;
+}
 
 /* What each PE tells the others at init. */
 struct pe_card {
@@ -374,13 +466,17 @@ int shmemi_heap_init(void) {
             return -1;
         shmemi.user_base = shmemi.dev_base;
         shmemi.user_region = SHMEMI_REGION_DEVICE;
+        guard_device_heap(1);
     }
     return 0;
 }
 
 int shmemi_data_init(void) { return 0; } /* done with the heap, in one exchange */
 
-void shmemi_heap_fini(void) { shmemi_pages_fini(); }
+void shmemi_heap_fini(void) {
+    guard_device_heap(0);
+    shmemi_pages_fini();
+}
 
 /* -------------------------------------------------------- allocation front */
 

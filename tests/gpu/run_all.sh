@@ -15,11 +15,12 @@ if [ -z "$oshrun" ]; then
 fi
 # dev_ce:... runs the doorbell protocol of hardware queues against the engine's proxy;
 # the :SHMEM_BARRIER_GPU_SYNC=0 runs show that the tests complete their own GPU work
-# before each barrier (barrier_gpu: that the setting turns the barriers' GPU sync off).
+# before each barrier (barrier_gpu: that the setting turns the barriers' GPU sync off);
+# host_heap:SHMEM_HEAP=host, that device code hears the heap is out of its kernels' reach.
 specs=${*:-"dev_rma dev_amo dev_signal dev_barrier dev_coll ring_soft stream_api host_api
     engine_cuda dev_ce dev_ce:SHMEM_DEVICE_QUEUES=doorbell plan_stream barrier_gpu
     barrier_gpu:SHMEM_BARRIER_GPU_SYNC=0 host_api:SHMEM_BARRIER_GPU_SYNC=0
-    dev_amo:SHMEM_BARRIER_GPU_SYNC=0 late"}
+    dev_amo:SHMEM_BARRIER_GPU_SYNC=0 late host_heap host_heap:SHMEM_HEAP=host"}
 pass=0
 fail=0
 failed=""
