@@ -14,8 +14,10 @@ START_TEST(test_stream_matches_memcpy) {
     ck_assert_ptr_nonnull(dst);
     for (size_t i = 0; i < MAX + 128; i++)
         src[i] = (unsigned char)(i * 131 + 7);
-    const size_t lens[] = {0,   1,   31,  32,  33,   63,   64,    65,
-                           127, 128, 129, 160, 4095, 4096, 65537, MAX};
+    /* 4096 to 32767 take the 64-byte loop where there is one (SDMA_COPY_WIDE_MIN/MAX). */
+    const size_t lens[] = {0,    1,    31,   32,    33,    63,    64,    65,
+                           127,  128,  129,  160,   1023,  1024,  4095,  4096,
+                           4097, 4159, 4351, 24589, 32767, 32768, 65537, MAX};
     for (size_t so = 0; so < 3; so++)
         for (size_t doff = 0; doff < 70; doff += 23)
             for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
@@ -58,10 +60,12 @@ START_TEST(test_threshold) {
 }
 END_TEST
 
-/* The dispatch: whichever path a size and a gap take (the loop, memcpy for cache-line
- * co-aligned copies where that is faster, the downward copy), the bytes are memcpy's. */
+/* The dispatch: whichever path a size and a gap take (either loop, memcpy where that is
+ * faster, the downward copy), the bytes are memcpy's. */
 START_TEST(test_bytes_dispatch) {
     ck_assert(sdma_copy_lines_min == SIZE_MAX || sdma_copy_lines_min == SDMA_COPY_LINES_MIN);
+    ck_assert(sdma_copy_vector_min == SDMA_COPY_VECTOR_MIN ||
+              sdma_copy_vector_min == SDMA_COPY_WIDE_MIN);
     enum { MAX = 3 * SDMA_COPY_LINES_MIN };
     unsigned char *src = aligned_alloc(4096, MAX + 4096), *dst = aligned_alloc(4096, MAX + 8192);
     ck_assert_ptr_nonnull(src);
@@ -69,8 +73,10 @@ START_TEST(test_bytes_dispatch) {
     for (size_t i = 0; i < MAX + 4096; i++)
         src[i] = (unsigned char)(i * 37 + 11);
     const size_t gaps[] = {0, 16, 64, 4096 + 8, 4096 + 128};
-    const size_t lens[] = {SDMA_COPY_LINES_MIN - 1, SDMA_COPY_LINES_MIN, SDMA_COPY_LINES_MIN + 77,
-                           MAX};
+    const size_t lens[] = {SDMA_COPY_VECTOR_MIN - 1, SDMA_COPY_VECTOR_MIN,
+                           SDMA_COPY_WIDE_MIN - 1,   SDMA_COPY_WIDE_MIN + 100,
+                           SDMA_COPY_LINES_MIN - 1,  SDMA_COPY_LINES_MIN,
+                           SDMA_COPY_LINES_MIN + 77, MAX};
     for (size_t g = 0; g < sizeof gaps / sizeof gaps[0]; g++)
         for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
             memset(dst, 0xEE, MAX + 8192);
