@@ -53,9 +53,27 @@ static void check(hipError_t e, const char *fn, const char *what) {
         shmemi_fatal("%s: %s failed on GPU %d: %s", fn, what, gpu.device, hipGetErrorString(e));
 }
 
+/* Making the PE's context fails where the GPU takes no more processes: say
+ * how many PEs of the node share it. Measured on an H100 under CUDA MPS: 48
+ * PEs on the GPU start, 64 do not ("busy or unavailable"). */
+static void set_device_failed(hipError_t e, const char *fn) {
+    int per_gpu = shmemi_pes_per_gpu_from_env();
+    if (per_gpu <= 1)
+        check(e, fn, SHMEMI_GPU_VENDOR " set device");
+    shmemi_fatal("%s: " SHMEMI_GPU_VENDOR " set device failed on GPU %d: %s (%d PEs of this node "
+                 "share each GPU%s)",
+                 fn, gpu.device, hipGetErrorString(e), per_gpu,
+                 SHMEMI_GPU_HAS_MPS ? "; a GPU in exclusive-process mode takes them only through "
+                                      "CUDA MPS, whose server takes a limited number of clients a "
+                                      "GPU (48 on Volta and later): run fewer PEs a GPU"
+                                    : "");
+}
+
 static inline void enter(const char *fn) {
     if (SHMEMI_UNLIKELY(current != gpu.device)) {
-        check(hipSetDevice(gpu.device), fn, SHMEMI_GPU_VENDOR " set device");
+        hipError_t e = hipSetDevice(gpu.device);
+        if (SHMEMI_UNLIKELY(e != hipSuccess))
+            set_device_failed(e, fn);
         current = gpu.device;
     }
 }
