@@ -111,6 +111,9 @@ struct fab_ep {
      * `ways` no longer shows may still be on its way. */
     int quieting;
     uint64_t errors; /* cntr's error count already reported (atomic) */
+    /* An application thread reads cq (atomic; progress_for): the others
+     * leave the provider to it meanwhile. */
+    int reading;
     pthread_mutex_t stage_lock;
     /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of
      * FAB_SLOT_BYTES (small transfers, AMO operands and results: taken one
