@@ -8,6 +8,7 @@
  * progress. */
 #include "shmem/shmemi.h"
 
+#include <pthread.h>
 #include <time.h>
 
 #define SHMEMI_FILE lock
@@ -22,6 +23,55 @@
 static uint64_t lock_amo(long *lock, enum shmemi_amo_op op, uint64_t v, uint64_t cond,
                          const char *fn) {
     return shmemi_sym_amo(lock, 0, op, v, cond, fn);
+}
+
+/* Locks this PE holds through a fabric, with the ticket each serves: the
+ * holder alone moves the lower half, so its release is one addition that
+ * nobody waits for, where a fetch and a compare-and-swap cost two round trips
+ * (serving 0xffffffff + 1 carries into the tickets: the addition takes the
+ * carry back). The table is the PE's (any of its threads may release a lock
+ * another took); a lock that finds no room is released the long way. */
+#define HELD_MAX 16
+static struct {
+    pthread_mutex_t mu;
+    int n; /* entries in use (atomic): none, and a release looks no further */
+    long *lock[HELD_MAX];
+    uint32_t ticket[HELD_MAX];
+} held = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static int remote(long *lock, const char *fn) {
+    struct shmemi_route r;
+    shmemi_route_pe(&r, lock, sizeof(*lock), 0, fn);
+    return !(r.path->caps & SHMEMI_PATH_HOST_MAPPED);
+}
+
+static void held_put(long *lock, uint32_t ticket) {
+    pthread_mutex_lock(&held.mu);
+    for (int i = 0; i < HELD_MAX; i++)
+        if (!held.lock[i]) {
+            held.lock[i] = lock;
+            held.ticket[i] = ticket;
+            __atomic_fetch_add(&held.n, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    pthread_mutex_unlock(&held.mu);
+}
+
+/* The ticket lock serves, taken out of the table; 0 when it is not there. */
+static int held_take(long *lock, uint32_t *ticket) {
+    int found = 0;
+    if (!__atomic_load_n(&held.n, __ATOMIC_RELAXED))
+        return 0;
+    pthread_mutex_lock(&held.mu);
+    for (int i = 0; i < HELD_MAX && !found; i++)
+        if (held.lock[i] == lock) {
+            *ticket = held.ticket[i];
+            held.lock[i] = NULL;
+            __atomic_fetch_sub(&held.n, 1, __ATOMIC_RELAXED);
+            found = 1;
+        }
+    pthread_mutex_unlock(&held.mu);
+    return found;
 }
 
 void shmem_set_lock(long *lock) {
@@ -58,6 +108,7 @@ void shmem_set_lock(long *lock) {
     }
     shmemi_spin_end(&s);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    held_put(lock, ticket);
 }
 
 int shmem_test_lock(long *lock) {
@@ -70,6 +121,8 @@ int shmem_test_lock(long *lock) {
     if (lock_amo(lock, SHMEMI_AMO_CSWAP, v + LOCK_TICKET, v, __func__) != v)
         return 1;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (remote(lock, __func__))
+        held_put(lock, (uint32_t)v);
     return 0;
 }
 
@@ -78,6 +131,11 @@ void shmem_clear_lock(long *lock) {
     /* The critical section's puts and AMOs are complete (quiet on the default
      * context, a full fence) before the lock is handed on. */
     shmemi_quiet(shmemi_ctx_default_handle, "shmem_clear_lock");
+    uint32_t t;
+    if (held_take(lock, &t)) {
+        shmemi_sym_add(lock, 0, t == LOCK_SERVING ? 1 - LOCK_TICKET : 1, __func__);
+        return;
+    }
     /* Serve the next ticket: only the holder changes the lower half, while
      * newcomers may add tickets to the upper half concurrently, so a CAS
      * keeps the carry out of the lower half. The quiet and the AMO's own

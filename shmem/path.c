@@ -201,6 +201,13 @@ uint64_t shmemi_sym_amo(void *sym, int pe, enum shmemi_amo_op op, uint64_t value
     return old;
 }
 
+void shmemi_sym_add(void *sym, int pe, uint64_t value, const char *fn) {
+    struct shmemi_route r;
+    sym_route(&r, sym, sizeof(uint64_t), pe, fn);
+    shmemi_route_atomic(&r);
+    shmemi_path_amo(&shmemi_ctx_default, &r, SHMEMI_AMO_ADD, sizeof(uint64_t), value, 0, NULL, fn);
+}
+
 void shmemi_word_get(void *dst, const void *mine, size_t n, int pe, const char *fn) {
     struct shmemi_route r;
     shmemi_route_word(&r, pe, mine);

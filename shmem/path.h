@@ -362,6 +362,9 @@ void shmemi_sym_quiet(const char *fn);
  * shmemi_route_atomic picks): the old value. */
 uint64_t shmemi_sym_amo(void *sym, int pe, enum shmemi_amo_op op, uint64_t value, uint64_t cond,
                         const char *fn);
+/* The same addition without its old value: posted, not waited for (it
+ * completes at the default context's quiet, and lands on its own). */
+void shmemi_sym_add(void *sym, int pe, uint64_t value, const char *fn);
 /* The address pe's copy of the local symmetric `sym` has for this PE's copy
  * engine: its mapping, or a window the engine's fabric hook carries to pe
  * (soft engine; NULL when neither exists). */
