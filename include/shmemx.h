@@ -14,6 +14,11 @@ extern "C" {
  * "none"); valid after shmem_init. */
 const char *shmemx_copy_engine_name(void);
 
+/* Seconds on a monotonic clock from a point fixed for the process: the
+ * timer benchmarks and tests written for other OpenSHMEM libraries call. */
+#define HAVE_SHMEMX_WTIME 1
+double shmemx_wtime(void);
+
 /* ------------------------------------------------------------------------
  * Triggered plans: copies of regions of one symmetric buffer to every other
  * PE, prepared once on the copy engines and released chunk by chunk by a

@@ -7,6 +7,7 @@
 #include "check.h"
 
 #include <pshmem.h>
+#include <time.h>
 
 static int puts_seen, ctx_puts_seen, quiets_seen;
 
@@ -49,6 +50,14 @@ int main(void) {
     shmem_barrier_all();
     CHECK(ctx_puts_seen == 1 && puts_seen == 2, "the tool saw %d ctx puts and %d puts",
           ctx_puts_seen, puts_seen);
+
+    /* The timer other libraries' benchmarks call: monotonic, in seconds. */
+    double t0 = shmemx_wtime();
+    struct timespec ten_ms = {0, 10 * 1000 * 1000};
+    nanosleep(&ten_ms, NULL);
+    double t1 = shmemx_wtime();
+    CHECK(t1 - t0 >= 0.0095 && t1 - t0 < 10.0, "shmemx_wtime advanced %g s over a 10 ms sleep",
+          t1 - t0);
 
     shmem_free(x);
     func_pass("profiling");
