@@ -111,9 +111,11 @@ struct fab_ep {
      * `ways` no longer shows may still be on its way. */
     int quieting;
     uint64_t errors; /* cntr's error count already reported (atomic) */
-    /* An application thread reads cq (atomic; progress_for): the others
-     * leave the provider to it meanwhile. */
-    int reading;
+    /* The application thread that reads cq (atomic; 0: none): the others
+     * leave the provider to it meanwhile. Its low bit: a waiting thread
+     * keeps the queue until its transfer completes, and the others' waits
+     * sleep until theirs do or it hands the queue on (fabric_progress.c). */
+    uintptr_t reading;
     pthread_mutex_t stage_lock;
     /* Registered: 2 * FAB_STAGE_BYTES of bounce buffer, then FAB_SLOTS slots of
      * FAB_SLOT_BYTES (small transfers, AMO operands and results: taken one
@@ -271,6 +273,9 @@ struct fab_req {
     int pending; /* atomic */
 };
 void shmemi_fab_wait_req(struct fab_ep *e, struct fab_req *q, const char *fn);
+/* One of q's transfers completed (release): wakes q's waiter where it sleeps.
+ * The last access to q. */
+void shmemi_fab_req_done(struct fab_req *q);
 enum fi_op shmemi_fab_amo_op(enum shmemi_amo_op op);
 
 /* An application's thread posts a transfer (fabric_progress.c). */
@@ -320,6 +325,8 @@ struct fab_stall {
     uint64_t all;         /* the next ring of every PE (ns) */
 };
 void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe);
+/* Nanoseconds until the wait's next ring is due (UINT64_MAX: no bell). */
+uint64_t shmemi_fab_stall_due(const struct fab_stall *s);
 static inline void shmemi_fab_stall(struct fab_stall *s, struct fab_ep *e, int pe) {
     if (shmemi_fab.bell)
         shmemi_fab_stalled(s, e, pe);

@@ -356,7 +356,7 @@ static void reply_in(struct am_buf *b) {
     if (q->dst && m->len)
         shmemi_local_copy(q->dst + (m->off - q->off0), m + 1, m->len, q->fn);
     /* Release: the value and the data are visible to the waiter. */
-    __atomic_fetch_sub(&q->q.pending, 1, __ATOMIC_RELEASE);
+    shmemi_fab_req_done(&q->q);
     int rc = repost(b);
     if (rc)
         shmemi_fab_fail(rc, "posting a receive", -1, am_fn);
@@ -371,7 +371,7 @@ void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
             struct am_req *q = s->req;
             __atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
             if (q) /* a STORE's has none */
-                __atomic_fetch_sub(&q->q.pending, 1, __ATOMIC_RELEASE);
+                shmemi_fab_req_done(&q->q);
         } else {
             __atomic_store_n(&((struct am_buf *)e->op_context)->busy, 0, __ATOMIC_RELEASE);
         }

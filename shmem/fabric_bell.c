@@ -175,6 +175,15 @@ void shmemi_fab_bell_wake(void) {
     ring(shmemi.my_pe);
 }
 
+uint64_t shmemi_fab_stall_due(const struct fab_stall *s) {
+    if (!shmemi_fab.bell)
+        return UINT64_MAX;
+    if (!s->start)
+        return BELL_AFTER_NS;
+    uint64_t t = shmemi_now_ns();
+    return s->next > t ? s->next - t : 0;
+}
+
 void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
     uint64_t t = shmemi_now_ns();
     if (!s->start) {

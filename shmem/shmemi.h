@@ -497,6 +497,9 @@ void shmemi_spin_slow(struct shmemi_spin *s);
  * such a row is in the job (shmem/wait.c). */
 extern unsigned shmemi_spin_turns;
 void shmemi_spin_disarm(struct shmemi_spin *s);
+/* Another thread wants this thread's core: the job has more PEs than CPUs,
+ * or the thread lost its core in a wait lately (its waits yield). */
+int shmemi_spin_yields(void);
 static inline void shmemi_spin(struct shmemi_spin *s) {
     if (SHMEMI_LIKELY(++s->n < __atomic_load_n(&shmemi_spin_turns, __ATOMIC_RELAXED))) {
         sdma_cpu_relax();

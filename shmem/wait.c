@@ -105,6 +105,8 @@ void shmemi_wait_node_cpus(int pes, int cpus) {
                  crowded ? ": waits yield" : "");
 }
 
+int shmemi_spin_yields(void) { return crowded || busy_at_ns; }
+
 static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
     return syscall(SYS_futex, w, op, v, ts, NULL, 0);
 }
