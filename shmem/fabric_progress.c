@@ -121,7 +121,8 @@ static struct {
     pthread_mutex_t mu;
     int n; /* threads listed (atomic): none, and completions look no further */
     struct doze *head;
-} dozing = {PTHREAD_MUTEX_INITIALIZER, 0, NULL};
+    uint64_t slept, rung; /* sleeps, and those a completion or a hand-over ended (atomic) */
+} dozing = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, 0};
 
 /* This thread, as e->reading names it (8-byte aligned: the low bit is free
  * for KEEPS). */
@@ -196,6 +197,9 @@ static void doze(const struct fab_ep *e, const struct fab_req *q, uint64_t ns) {
     if (__atomic_load_n(&q->pending, __ATOMIC_SEQ_CST) > 0 && kept_by_other(e)) {
         struct timespec ts = {0, (long)ns};
         syscall(SYS_futex, &d.bell, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        __atomic_fetch_add(&dozing.slept, 1, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&d.bell, __ATOMIC_RELAXED))
+            __atomic_fetch_add(&dozing.rung, 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_lock(&dozing.mu);
     struct doze **p = &dozing.head;
@@ -429,6 +433,10 @@ void shmemi_fab_progress_now(void) {
 }
 
 void shmemi_fab_progress_stop(void) {
+    if (dozing.slept)
+        shmemi_debug("fabric waits slept %llu times while another thread read the queue (%llu "
+                     "woken by their completion or the queue's hand-over)",
+                     (unsigned long long)dozing.slept, (unsigned long long)dozing.rung);
     if (!prog.running)
         return;
     __atomic_store_n(&prog.stop, 1, __ATOMIC_RELEASE);
