@@ -31,8 +31,9 @@
 
 /* Barrier among the members. The copies of a collective are memcpy calls,
  * which for large sizes use non-temporal stores (memcpy's, or
- * sdma_copy_bytes') that a release store does not order: the full fence makes every copy of this PE visible before the
- * sync's release stores, which the peers acquire. */
+ * sdma_copy_bytes') that a release store does not order: the full fence
+ * makes every copy of this PE visible before the sync's release stores,
+ * which the peers acquire. */
 static void grp_sync(const struct grp *g) {
     shmemi_sym_quiet(g->fn); /* this PE's fabric puts of the collective are visible */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -433,10 +433,12 @@ void shmemi_fab_progress_now(void) {
 }
 
 void shmemi_fab_progress_stop(void) {
-    if (dozing.slept)
+    uint64_t slept = __atomic_load_n(&dozing.slept, __ATOMIC_RELAXED);
+    if (slept)
         shmemi_debug("fabric waits slept %llu times while another thread read the queue (%llu "
                      "woken by their completion or the queue's hand-over)",
-                     (unsigned long long)dozing.slept, (unsigned long long)dozing.rung);
+                     (unsigned long long)slept,
+                     (unsigned long long)__atomic_load_n(&dozing.rung, __ATOMIC_RELAXED));
     if (!prog.running)
         return;
     __atomic_store_n(&prog.stop, 1, __ATOMIC_RELEASE);

@@ -1,5 +1,6 @@
-/* The profiling interface's control routine, and the timer (shmemx_wtime). Every other routine's pshmem_
- * twin is made where the routine is defined (shmem/api.h). */
+/* The profiling interface's control routine, and the timer (shmemx_wtime).
+ * Every other routine's pshmem_ twin is made where the routine is defined
+ * (shmem/api.h). */
 #include "shmem/shmemi.h"
 
 #define SHMEMI_FILE profile
