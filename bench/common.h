@@ -337,10 +337,14 @@ static inline double bench_max_over_pes(double v) {
     shmem_barrier_all();
     shmem_putmem(&slots[shmem_my_pe()], &v, sizeof(v), 0);
     shmem_barrier_all();
+    /* Read through the library, not by loads: in GPU builds the heap may be
+     * GPU memory, which host code cannot load (barrier_lat runs there too). */
     double m = v;
     if (shmem_my_pe() == 0)
-        for (int i = 0; i < n; i++)
-            m = slots[i] > m ? slots[i] : m;
+        for (int i = 0; i < n; i++) {
+            double x = shmem_double_g(&slots[i], 0);
+            m = x > m ? x : m;
+        }
     return m;
 }
 

@@ -144,7 +144,8 @@ placements() {
 
 status=0
 if [ "${2:-}" = "--fabric" ]; then
-    if [ ! -f "$b/shmem/CMakeFiles/shmem_core.dir/path_fabric.c.o" ]; then
+    # The fabric path opens libfabric at run time: a build that has it names it.
+    if ! grep -q 'libfabric\.so' "$b/shmem/libshmem.so" 2>/dev/null; then
         echo "gpu-check: fabric: this build has no fabric path (libfabric's headers were not"
         echo "gpu-check: found: install libfabric-dev or libfabric's headers and rebuild)"
         exit 1
@@ -213,19 +214,33 @@ if [ -n "$gpucc" ]; then
     rm -rf "$inst"
 fi
 echo "== benchmarks (CSV: bench,size,metric,value,unit)"
+# bench PREFIX SECONDS "VAR=value ..." PROGRAM ARGS...: the benchmark at 2 PEs with those
+# settings, its lines but its CSV header, each after PREFIX; one that fails fails the check.
+bench() {
+    pre=$1 s=$2 settings=$3
+    shift 3
+    # shellcheck disable=SC2086 # the settings: a word each
+    if ! out=$(env $settings timeout "$s" "$osh" -np 2 "$@" 2>&1); then
+        echo "${out:+$out
+}gpu-check: FAILED: $settings $*"
+        status=1
+        return
+    fi
+    printf '%s\n' "$out" | grep -v '^bench' | sed "s/^/$pre/"
+}
 # What the host barrier's wait for the PE's GPU work costs on an idle GPU.
-timeout 60 "$osh" -np 2 "$b/bench/barrier_lat" -n 2000 -w 200 | grep -v '^bench'
-SHMEM_BARRIER_GPU_SYNC=0 timeout 60 "$osh" -np 2 "$b/bench/barrier_lat" -n 2000 -w 200 |
-    grep -v '^bench' | sed 's/^/# SHMEM_BARRIER_GPU_SYNC=0: /'
-SHMEM_SYMMETRIC_SIZE=1g timeout 200 "$osh" -np 2 "$b/bench/gpu_put_bw" -b 1M -e 256M -f 4 -n 10 -r 5
+bench "" 60 "" "$b/bench/barrier_lat" -n 2000 -w 200
+bench "# SHMEM_BARRIER_GPU_SYNC=0: " 60 SHMEM_BARRIER_GPU_SYNC=0 \
+    "$b/bench/barrier_lat" -n 2000 -w 200
+echo "bench,size,metric,value,unit"
+bench "" 200 SHMEM_SYMMETRIC_SIZE=1g "$b/bench/gpu_put_bw" -b 1M -e 256M -f 4 -n 10 -r 5
 for blocks in 132 32; do
     echo "# gpu_put_bw with $blocks workgroups"
-    SHMEM_SYMMETRIC_SIZE=1g timeout 100 "$osh" -np 2 "$b/bench/gpu_put_bw" -b 256M -e 256M -n 10 \
-        -r 5 -B "$blocks" | grep -v '^bench'
+    bench "" 100 SHMEM_SYMMETRIC_SIZE=1g "$b/bench/gpu_put_bw" -b 256M -e 256M -n 10 -r 5 \
+        -B "$blocks"
 done
-timeout 100 "$osh" -np 2 "$b/bench/gpu_lat" | grep -v '^bench'
-SHMEM_SYMMETRIC_SIZE=600M timeout 200 "$osh" -np 2 "$b/bench/stream_bw" -b 64M -e 256M -f 4 -n 20 \
-    -r 5 -N 200 | grep -v '^bench'
+bench "" 100 "" "$b/bench/gpu_lat"
+bench "" 200 SHMEM_SYMMETRIC_SIZE=600M "$b/bench/stream_bw" -b 64M -e 256M -f 4 -n 20 -r 5 -N 200
 if [ "${2:-}" = "--nvshmem" ]; then
     echo "== NVSHMEM"
     timeout 300 sh "$here/../bench/gpu/nvshmem/run.sh" -b 256M -e 256M -n 10 -r 5 || status=1
