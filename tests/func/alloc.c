@@ -172,6 +172,9 @@ int main(void) {
     CHECK(huge == NULL, "shmem_malloc(1 TiB) did not return NULL");
     void *huge2 = shmem_align(4096, (size_t)1 << 40);
     CHECK(huge2 == NULL, "shmem_align(4096, 1 TiB) did not return NULL");
+    /* alignments that are not powers of two: the failure return, NULL (with a warning) */
+    CHECK(shmem_align(0, 64) == NULL, "shmem_align(0, 64) did not return NULL");
+    CHECK(shmem_align(24, 64) == NULL, "shmem_align(24, 64) did not return NULL");
     unsigned char *after = shmem_malloc(4096);
     CHECK(after != NULL, "shmem_malloc after a failed request");
     check_symmetric(after, 4096, "object allocated after a failed request");
