@@ -140,6 +140,12 @@ if [ -n "$cxx" ] && command -v "$cxx" >/dev/null; then
     cp "$tmp/user.c" "$tmp/user.cpp"
     "$cxx" -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/user.cpp" -o "$tmp/userpp.o" ||
         bad "the installed headers do not compile with $cxx -std=c++11 -Wall -Wextra -Werror"
+    # The same with the headers included inside an extern "C" block, as some
+    # codes and test suites include C headers: the overloads keep C++ linkage.
+    { echo 'extern "C" {'; sed -n '1,3p' "$tmp/user.c"; echo '}'; sed '1,3d' "$tmp/user.c"; } \
+        >"$tmp/user_in_c.cpp"
+    "$cxx" -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/user_in_c.cpp" -o "$tmp/userpp2.o" ||
+        bad "the installed headers do not compile with $cxx inside an extern \"C\" block"
 fi
 
 [ "$fail" -eq 0 ] || exit 1
