@@ -633,9 +633,15 @@ void *shmemi_heap_realloc(void *ptr, size_t size, const char *fn) {
         shmemi_alloc_put(&heap_alloc, off);
     }
     pthread_mutex_unlock(&heap_lock);
+    /* A heap address that is no object (one freed already): the routine's
+     * failure return, NULL, as for an object that cannot grow, and why. */
     if (rc == SHMEMI_ALLOC_NOTUSED)
-        shmemi_fatal("%s: %p is not an allocated symmetric object", fn, ptr);
-    void *p = rc == SHMEMI_ALLOC_OK ? user_base() + newoff : alloc_failed(size, fn);
+        shmemi_warn("%s: %p is not an allocated symmetric object (freed already?): nothing "
+                    "reallocated, NULL returned",
+                    fn, ptr);
+    void *p = rc == SHMEMI_ALLOC_OK        ? user_base() + newoff
+              : rc == SHMEMI_ALLOC_NOTUSED ? NULL
+                                           : alloc_failed(size, fn);
     if (p)
         shmemi_pages_populate_heap(newoff, size);
     shmemi_barrier_all(fn);

@@ -175,6 +175,11 @@ int main(void) {
     /* alignments that are not powers of two: the failure return, NULL (with a warning) */
     CHECK(shmem_align(0, 64) == NULL, "shmem_align(0, 64) did not return NULL");
     CHECK(shmem_align(24, 64) == NULL, "shmem_align(24, 64) did not return NULL");
+    /* shmem_realloc of an object freed already: NULL (with a warning) */
+    void *gone = shmem_malloc(256);
+    CHECK(gone != NULL, "shmem_malloc(256) failed");
+    shmem_free(gone);
+    CHECK(shmem_realloc(gone, 512) == NULL, "shmem_realloc of a freed object did not return NULL");
     unsigned char *after = shmem_malloc(4096);
     CHECK(after != NULL, "shmem_malloc after a failed request");
     check_symmetric(after, 4096, "object allocated after a failed request");
