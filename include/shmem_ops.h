@@ -368,19 +368,22 @@
               atomic_fetch_add_nbi, (SHMEMI_B_AMO_NBI(T, ADD, dest, value, 0)))
 
 /* Bitwise AMO types: and, or, xor, fetching and not, and the fetching _nbi forms. */
-#define SHMEMI_OPS_AMO_BIT_OP(T, N, OP, CODE)                                                     \
-    SHMEMI_OP(amo, amo, v15, ctx, dev, T, N, T, N##_atomic_fetch_##OP,                            \
+#define SHMEMI_OPS_AMO_BIT_OP(T, N, OP, CODE, V, WHERE)                                           \
+    SHMEMI_OP(amo, amo, V, ctx, WHERE, T, N, T, N##_atomic_fetch_##OP,                            \
               (T *dest, T value, int pe), (dest, value, pe), atomic_fetch_##OP,                   \
               (SHMEMI_B_AMO_FETCH(T, CODE, dest, value, 0)))                                      \
-    SHMEMI_OP(amo, amo, v15, ctx, dev, T, N, void, N##_atomic_##OP, (T *dest, T value, int pe),   \
+    SHMEMI_OP(amo, amo, V, ctx, WHERE, T, N, void, N##_atomic_##OP, (T *dest, T value, int pe),   \
               (dest, value, pe), atomic_##OP, (SHMEMI_B_AMO(T, CODE, dest, value, 0)))            \
-    SHMEMI_OP(amo, amo, v15, ctx, dev, T, N, void, N##_atomic_fetch_##OP##_nbi,                   \
+    SHMEMI_OP(amo, amo, V, ctx, WHERE, T, N, void, N##_atomic_fetch_##OP##_nbi,                   \
               (T *fetch, T *dest, T value, int pe), (fetch, dest, value, pe),                     \
               atomic_fetch_##OP##_nbi, (SHMEMI_B_AMO_NBI(T, CODE, dest, value, 0)))
-#define SHMEMI_OPS_AMO_BIT(T, N)                                                                  \
-    SHMEMI_OPS_AMO_BIT_OP(T, N, and, AND)                                                         \
-    SHMEMI_OPS_AMO_BIT_OP(T, N, or, OR)                                                           \
-    SHMEMI_OPS_AMO_BIT_OP(T, N, xor, XOR)
+#define SHMEMI_OPS_AMO_BIT_V(T, N, V, WHERE)                                                      \
+    SHMEMI_OPS_AMO_BIT_OP(T, N, and, AND, V, WHERE)                                               \
+    SHMEMI_OPS_AMO_BIT_OP(T, N, or, OR, V, WHERE)                                                 \
+    SHMEMI_OPS_AMO_BIT_OP(T, N, xor, XOR, V, WHERE)
+#define SHMEMI_OPS_AMO_BIT(T, N) SHMEMI_OPS_AMO_BIT_V(T, N, v15, dev)
+/* On the host only: kernels keep the spec's table. */
+#define SHMEMI_OPS_AMO_BIT_EXT(T, N) SHMEMI_OPS_AMO_BIT_V(T, N, ext, host)
 
 /* Deprecated AMO names (OpenSHMEM 1.3 spelling), on the default context. */
 #define SHMEMI_OPS_AMO_DEPR_STD(T, N)                                                             \
@@ -521,6 +524,7 @@
     SHMEMI_AMO_EXT_TYPES(SHMEMI_OPS_AMO_EXT)                                                      \
     SHMEMI_AMO_STD_TYPES(SHMEMI_OPS_AMO_STD)                                                      \
     SHMEMI_AMO_BIT_TYPES(SHMEMI_OPS_AMO_BIT)                                                      \
+    SHMEMI_AMO_BIT_EXT_TYPES(SHMEMI_OPS_AMO_BIT_EXT)                                              \
     SHMEMI_AMO_DEPR_STD_TYPES(SHMEMI_OPS_AMO_DEPR_STD)                                            \
     SHMEMI_AMO_DEPR_EXT_TYPES(SHMEMI_OPS_AMO_DEPR_EXT)                                            \
     SHMEMI_P2P_TYPES(SHMEMI_OPS_P2P)                                                              \

@@ -73,6 +73,13 @@
     X(int64_t, int64)                                                                              \
     X(uint32_t, uint32)                                                                            \
     X(uint64_t, uint64)
+/* Bitwise AMOs on signed int, long and long long, outside the spec's table
+ * (which has int32_t and int64_t), as Open MPI's OSHMEM has them and its
+ * verifier tests them. */
+#define SHMEMI_AMO_BIT_EXT_TYPES(X)                                                                \
+    X(int, int)                                                                                    \
+    X(long, long)                                                                                  \
+    X(long long, longlong)
 
 /* Point-to-point synchronization types: wait_until and test families, on the
  * standard AMO types (1.5); short and unsigned short are deprecated for
