@@ -539,14 +539,19 @@ static size_t heap_lead(size_t align, size_t size) {
                                                                                      : 0;
 }
 
-/* An alignment the spec leaves undefined gets its failure return, a null
- * pointer, as verification suites expect, and says why. Every PE passed the
- * same arguments, so every PE returns here, past the routine's barrier. */
+/* The allocation routines' failure return: NULL on every PE (each passed the
+ * same arguments), past the routine's barrier. */
+static void *nothing_allocated(const char *fn) {
+    shmemi_barrier_all(fn);
+    return NULL;
+}
+
+/* An alignment the spec leaves undefined gets that failure return, as
+ * verification suites expect, and says why. */
 static void *bad_alignment(size_t align, const char *fn) {
     shmemi_warn("%s: alignment %zu is not a power of two: nothing allocated, NULL returned", fn,
                 align);
-    shmemi_barrier_all(fn);
-    return NULL;
+    return nothing_allocated(fn);
 }
 
 void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
@@ -556,8 +561,7 @@ void *shmemi_heap_malloc(size_t align, size_t size, const char *fn) {
     if (align > shmemi.heap_align) {
         shmemi_debug("%s: alignment %zu is larger than the %zu the heap guarantees", fn, align,
                      shmemi.heap_align);
-        shmemi_barrier_all(fn);
-        return NULL;
+        return nothing_allocated(fn);
     }
     void *p = NULL;
     if (size) {
