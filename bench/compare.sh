@@ -238,7 +238,7 @@ for ((rep = 0; rep < repeat; rep++)); do
 done
 
 # ---------------------------------------------------------------- table
-headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 barrier_all,$np app_sort_exchange,16777216"
+headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 msg_rate_amo,8 barrier_all,$np app_sort_exchange,16777216"
 # Collectives by size (coll_lat; the scans are ours only: 1.6)
 headline="$headline bcast_set_lat,8 bcast_set_lat,65536 fcollect_lat,8 alltoall_lat,8 reduce_long_sum_lat,8"
 headline="$headline reduce_long_sum_lat,65536 inscan_long_lat,8 exscan_long_lat,8"

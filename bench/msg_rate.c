@@ -4,9 +4,12 @@
  * One iteration at PE 0 is a window of W puts then one shmem_quiet:
  *   msg_rate_p    shmem_long_p (8 B, the single-element put);
  *   msg_rate_nbi  shmem_putmem_nbi of `size` bytes (-b/-e, default 8 B);
- *   msg_rate_put  shmem_putmem of `size` bytes.
- * Successive puts go to successive 8-byte-aligned slots of a 1 MiB area, so
- * no two puts of a window write the same place twice in a row.
+ *   msg_rate_put  shmem_putmem of `size` bytes;
+ *   msg_rate_amo  shmem_long_atomic_add (8 B, the non-fetching AMO that
+ *                 histograms and counters issue, as OSU's atomics benchmark
+ *                 times it).
+ * Successive puts (and adds) go to successive 8-byte-aligned slots of a
+ * 1 MiB area, so no two of a window write the same place twice in a row.
  * Rate = W / (median iteration time), in millions of messages per second.
  * Other PEs wait in shmem_barrier_all.
  */
@@ -26,6 +29,8 @@ static double run(const struct bench_opts *o, int kind, char *dst, const char *s
             char *d = dst + slot * stride;
             if (kind == 0)
                 shmem_long_p((long *)d, (long)k, 1);
+            else if (kind == 3)
+                shmem_long_atomic_add((long *)d, 1, 1);
             else if (kind == 1)
                 shmem_putmem_nbi(d, src, size, 1);
             else
@@ -62,6 +67,10 @@ int main(int argc, char **argv) {
 
     if (me == 0)
         bench_report(&o, "msg_rate_p", sizeof(long), "rate_median", run(&o, 0, dst, src, 8),
+                     "Mmsg/s");
+    shmem_barrier_all();
+    if (me == 0)
+        bench_report(&o, "msg_rate_amo", sizeof(long), "rate_median", run(&o, 3, dst, src, 8),
                      "Mmsg/s");
     shmem_barrier_all();
     for (size_t size = o.min_size; size; size = bench_next_size(&o, size)) {

@@ -182,7 +182,8 @@ def main(argv):
     apps = sorted(k for k in ours if k[0].startswith("app_") and ratio(k))
     head = [("put_lat", 8), ("get_lat", 8), ("pingpong_lat", 8), ("amo_long_fetch_add", 8),
             ("barrier_all", None), ("reduce_long_sum_lat", 8), ("put_bw", 1 << 20),
-            ("get_bw", 1 << 20), ("put_nbi_bw", 1 << 20), ("msg_rate_p", 8)]
+            ("get_bw", 1 << 20), ("put_nbi_bw", 1 << 20), ("msg_rate_p", 8),
+            ("msg_rate_amo", 8)]
     rows = []
     for k in apps:
         rows.append(("%s %s" % (k[0], size_label(k[1])), ratio(k)))
