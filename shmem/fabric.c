@@ -291,6 +291,8 @@ static int ep_open(struct fab_ep *e, int main_ep) {
         return -FI_ENOMEM;
     if (shmemi_fab.bell && !(e->towards = calloc(words, sizeof(uint64_t))))
         return -FI_ENOMEM;
+    if (!(e->posted = calloc(words, sizeof(uint64_t))))
+        return -FI_ENOMEM;
     if (shmemi_fab.mr_local || shmemi.dev_size)
         return stage_open(e);
     return 0;
@@ -313,6 +315,7 @@ static void ep_close(struct fab_ep *e) {
     free(e->dirty);
     free(e->acked);
     free(e->towards);
+    free(e->posted);
     pthread_mutex_destroy(&e->stage_lock);
     memset(e, 0, sizeof(*e));
 }
@@ -434,7 +437,7 @@ static int fail_open(int rc, const char *what) {
 
 static int atomics_index(void) {
     const char *m = shmemi.cfg.OFI_ATOMICS;
-    return !strcmp(m, "am") ? 2 : !strcmp(m, "cas") ? 1 : 0;
+    return !strcmp(m, "native") ? 3 : !strcmp(m, "am") ? 2 : !strcmp(m, "cas") ? 1 : 0;
 }
 
 int shmemi_fab_open(void) {

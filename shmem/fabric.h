@@ -100,6 +100,10 @@ struct fab_ep {
     int reading_back;  /* a quiet's readback is posted or in flight (atomic; readback) */
     uint64_t *acked;   /* PEs whose first write since the last quiet was delivered */
     uint64_t *towards; /* with a doorbell: PEs posted to since a quiet found none more (bits) */
+    /* PEs sent AMOs as messages without a reply (fabric_am.c's POSTs) since
+     * a round trip to them (bits), and whether any is (atomics). */
+    uint64_t *posted;
+    int posted_any;
     /* Atomics (see fabric_fence): the ways (FAB_WAY_*) of the application's
      * transfers posted since the last quiet began that complete at quiet,
      * cleared as a quiet begins; and the ways whose next transfer waits for
@@ -169,12 +173,13 @@ struct fab {
     size_t inject;   /* largest inject */
     size_t max_msg;  /* largest single transfer posted (pieces of larger ones) */
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
-    int auto_progress;               /* the provider moves data outside libfabric calls */
-    int sleeps;                      /* the progress thread sleeps when idle (see fabric.c) */
-    int cq_waits;                    /* the main queue has a wait object (fi_cq_sread) */
-    int bell;                        /* the progress thread sleeps on a doorbell (fabric_bell.c) */
-    size_t eager;                    /* largest message sent without a handshake (0: any) */
-    size_t bounce;                   /* largest blocking put copied aside (path_fabric.c) */
+    int post_amos;     /* non-fetching AMOs as messages without a reply (path_fabric.c) */
+    int auto_progress; /* the provider moves data outside libfabric calls */
+    int sleeps;        /* the progress thread sleeps when idle (see fabric.c) */
+    int cq_waits;      /* the main queue has a wait object (fi_cq_sread) */
+    int bell;          /* the progress thread sleeps on a doorbell (fabric_bell.c) */
+    size_t eager;      /* largest message sent without a handshake (0: any) */
+    size_t bounce;     /* largest blocking put copied aside (path_fabric.c) */
     double timeout_s;
     const char *prov; /* the provider's name */
 };
@@ -357,12 +362,18 @@ int shmemi_fab_am_open(void);
 void shmemi_fab_am_close(void);
 /* Handle a completion of the main endpoint's queue (a message or a reply). */
 void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e);
-/* Carry out and answer the messages that came (after reading the queue). */
-void shmemi_fab_am_progress(void);
+/* Carry out and answer the messages that came (after reading the queue);
+ * how many (their receive buffers are posted again). */
+int shmemi_fab_am_progress(void);
 int shmemi_fab_am_idle(void);
 /* An AMO carried out by the target: the old value into *old (may be NULL). */
 void shmemi_fab_am_amo(const struct shmemi_route *r, enum shmemi_amo_op op, size_t size,
                        uint64_t value, uint64_t cond, uint64_t *old, const char *fn);
+/* A non-fetching AMO that the target carries out without a reply: complete
+ * for the caller once sent, carried out once a SYNC to the PE came back. */
+void shmemi_fab_am_post(const struct shmemi_route *r, enum shmemi_amo_op op, size_t size,
+                        uint64_t value, const char *fn);
+void shmemi_fab_am_sync(const int *pes, int n, const char *fn);
 /* n bytes between local memory and a region reached by messages (the device
  * heap of a GPU build staged through the target's host memory). */
 void shmemi_fab_am_put(const struct shmemi_route *r, const void *src, size_t n, const char *fn);

@@ -48,6 +48,9 @@ static struct {
 #define PROG_STEP_ASIDE_US 2000
 #define PROG_STEP_ASIDE_MAX_US 8000
 
+/* Rounds of messages carried out and queue read again in one progress call. */
+#define AM_ROUNDS 64
+
 static double now_s(void) { return (double)shmemi_now_ns() * 1e-9; }
 
 /* ------------------------------------------------------------- errors */
@@ -278,7 +281,12 @@ static __attribute__((noinline)) void progress_for(struct fab_ep *e, const struc
     drain_alone(e);
     if (e != &shmemi_fab.main && (!q || __atomic_load_n(&q->pending, __ATOMIC_RELAXED) > 0))
         drain_alone(&shmemi_fab.main);
-    shmemi_fab_am_progress();
+    /* Messages carried out post their receive buffers again, which lets the
+     * provider deliver those that waited for one: a stream of AMOs as
+     * messages (four PEs' increments to one) went at one look's worth of
+     * buffers per look of a PE waiting in a barrier. */
+    for (int round = 0; shmemi_fab_am_progress() && round < AM_ROUNDS; round++)
+        drain_alone(&shmemi_fab.main);
 }
 
 void shmemi_fab_progress(struct fab_ep *e) { progress_for(e, NULL); }

@@ -14,7 +14,9 @@
  *   AMO   the provider's atomic where it has the type and operation natively
  *         (fi_query_atomic), else a compare-and-swap loop, else a message the
  *         target carries out (fabric_am.c); fetching ones wait for their
- *         completion, the others complete at quiet
+ *         completion, the others complete at quiet. Non-fetching ones go as
+ *         messages without a reply where the provider's atomics are the
+ *         target CPU's too (posted: see post_amo)
  *   signal  an atomic write or add of the 64-bit word, after the data: the
  *         provider keeps writes in order (FI_ORDER_WAW), or the data's
  *         completion is waited for first
@@ -209,6 +211,58 @@ static void readback(struct fab_ep *e, const char *fn) {
     shmemi_wake(shmemi.my_pe); /* quiets asleep until this readback ends */
 }
 
+/* ------------------------------------------------------- posted AMOs */
+
+/* A non-fetching AMO of the application as a message without a reply
+ * (shmemi_fab.post_amos): one message where the provider's atomic is two
+ * (the atomic and its acknowledgement). The target carries out one
+ * initiator's messages in the order sent, after the writes and atomics that
+ * reached it before them; until a round trip to the PE (a SYNC, a fetching
+ * AMO as a message) came back after them, e->posted names the PE:
+ *   quiet  a SYNC to every PE named
+ *   fence  the ways not placed after messages wait for a quiet (fabric_fence)
+ *   AMOs   a fetching AMO to a PE named sees them, as the provider's atomics
+ *          of one endpoint see each other: it goes as a message behind them
+ *          (or after a SYNC where the provider's atomics are a NIC's). A get
+ *          sees them after a quiet, as the specification says (and as the
+ *          provider's atomics over rxm, which its reads overtake)
+ * Set after the send (release): a quiet that clears the bit sends its SYNC
+ * after the message. */
+static void posted_to(struct fab_ep *e, int pe, int way) {
+    uint64_t bit = (uint64_t)1 << (pe % 64);
+    if (!(__atomic_load_n(&e->posted[pe / 64], __ATOMIC_RELAXED) & bit))
+        __atomic_fetch_or(&e->posted[pe / 64], bit, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&e->posted_any, __ATOMIC_RELAXED))
+        __atomic_store_n(&e->posted_any, 1, __ATOMIC_SEQ_CST);
+    in_flight(e, way);
+}
+
+/* Whether e posted AMOs to pe since its last round trip there; that mark
+ * cleared (the caller's round trip comes next, behind them). */
+static int posted_take(struct fab_ep *e, int pe) {
+    if (!e || !__atomic_load_n(&e->posted_any, __ATOMIC_RELAXED))
+        return 0;
+    uint64_t bit = (uint64_t)1 << (pe % 64);
+    return (__atomic_load_n(&e->posted[pe / 64], __ATOMIC_RELAXED) & bit) &&
+           (__atomic_fetch_and(&e->posted[pe / 64], ~bit, __ATOMIC_SEQ_CST) & bit);
+}
+
+/* Every AMO e posted, carried out (its quiet). */
+static void posted_quiet(struct fab_ep *e, const char *fn) {
+    if (!__atomic_load_n(&e->posted_any, __ATOMIC_RELAXED) ||
+        !__atomic_exchange_n(&e->posted_any, 0, __ATOMIC_SEQ_CST))
+        return;
+    int pes[64];
+    for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
+        if (!__atomic_load_n(&e->posted[w], __ATOMIC_RELAXED))
+            continue;
+        int n = 0;
+        for (uint64_t b = __atomic_exchange_n(&e->posted[w], 0, __ATOMIC_SEQ_CST); b; b &= b - 1)
+            pes[n++] = w * 64 + __builtin_ctzll(b);
+        shmemi_fab_am_sync(pes, n, fn);
+    }
+}
+
 void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
     /* Acquire: pairs with the increments of the threads that posted; the
      * application's count first, so the issued count read next covers it. No
@@ -265,6 +319,7 @@ void shmemi_fab_quiet(struct fab_ep *e, const char *fn) {
          * makes the next quiet wait. */
         __atomic_store_n(&e->app_quieted, app, __ATOMIC_RELAXED);
     }
+    posted_quiet(e, fn);
     if (e->dirty)
         readback(e, fn);
     for (int w = 0; e->acked && w < (shmemi.n_pes + 63) / 64; w++)
@@ -516,16 +571,40 @@ static uint64_t cas_loop(struct fab_ep *e, const struct shmemi_route *r, enum sh
     }
 }
 
-static void fabric_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum shmemi_amo_op op,
-                       size_t size, uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
+/* The AMO; a non-fetching one posted where `post` allows (the API's AMOs:
+ * a signal lands after its data, which a message on another endpoint than
+ * the data's would not). */
+static void amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum shmemi_amo_op op,
+                size_t size, uint64_t value, uint64_t cond, uint64_t *old, int post,
+                const char *fn) {
     int how = by_messages(r) ? FAB_AMO_AM : shmemi_fab.amo_how[op][size == 8];
+    int fetch = old || op == SHMEMI_AMO_FETCH || op == SHMEMI_AMO_SWAP || op == SHMEMI_AMO_CSWAP;
+    if (!fetch && post && (how == FAB_AMO_AM || shmemi_fab.post_amos)) {
+        after_fence(c, FAB_WAY_MESSAGE, fn);
+        struct fab_ep *e = shmemi_fab_ep(c, fn);
+        shmemi_fab_am_post(r, op, size, value, fn);
+        /* Fenced like an atomic to a PE whose puts do not take the fabric. */
+        posted_to(e, r->pe,
+                  shmemi.peers[r->pe].path[r->region] == &shmemi_path_fabric ? FAB_WAY_MESSAGE
+                                                                             : FAB_WAY_ASIDE);
+        return;
+    }
+    struct fab_ep *e = ctx_ep(c);
+    if (how != FAB_AMO_AM && posted_take(e, r->pe)) {
+        /* Behind the AMOs posted to the PE: as a message too where the
+         * provider's atomics are the target CPU's, else after a SYNC. */
+        if (shmemi_fab.post_amos)
+            how = FAB_AMO_AM;
+        else
+            shmemi_fab_am_sync(&r->pe, 1, fn);
+    }
     if (how == FAB_AMO_AM) {
         after_fence(c, FAB_WAY_MESSAGE, fn);
         shmemi_fab_am_amo(r, op, size, value, cond, old, fn);
         return;
     }
     after_fence(c, FAB_WAY_ATOMIC, fn);
-    struct fab_ep *e = shmemi_fab_ep(c, fn);
+    e = shmemi_fab_ep(c, fn);
     if (how == FAB_AMO_CAS) {
         uint64_t o = cas_loop(e, r, op, size, value, fn);
         if (old)
@@ -533,11 +612,15 @@ static void fabric_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum 
         return;
     }
     enum fi_op fop = shmemi_fab_amo_op(op);
-    int fetch = old || op == SHMEMI_AMO_FETCH || op == SHMEMI_AMO_SWAP || op == SHMEMI_AMO_CSWAP;
     uint64_t o = 0;
     native(e, r, fop, size, value, op == SHMEMI_AMO_CSWAP ? &cond : NULL, fetch ? &o : NULL, fn);
     if (old)
         *old = o;
+}
+
+static void fabric_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum shmemi_amo_op op,
+                       size_t size, uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
+    amo(c, r, op, size, value, cond, old, 1, fn);
 }
 
 /* ----------------------------------------------------------- signals */
@@ -545,8 +628,8 @@ static void fabric_amo(struct shmemi_ctx *c, const struct shmemi_route *r, enum 
 static void fabric_signal(struct shmemi_ctx *c, const struct shmemi_route *sig, uint64_t signal,
                           int sig_op, int nbi, const char *fn) {
     (void)nbi;
-    fabric_amo(c, sig, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
-               sizeof(uint64_t), signal, 0, NULL, fn);
+    amo(c, sig, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD, sizeof(uint64_t),
+        signal, 0, NULL, 0, fn);
 }
 
 /* n (at most the inject size) bytes of a library protocol to r from the
@@ -654,8 +737,11 @@ static void fabric_fence(struct shmemi_ctx *c, int pe, const char *fn) {
         behind &= shmemi_fab.behind[0];
     if (ways & FAB_WAY_ATOMIC)
         behind &= shmemi_fab.behind[1];
-    if (e != &shmemi_fab.main)
+    if (e != &shmemi_fab.main && (ways & (FAB_WAY_WRITE | FAB_WAY_ATOMIC)))
         behind &= ~FAB_WAY_MESSAGE;
+    /* Posted AMOs: only messages are carried out after them. */
+    if (ways & FAB_WAY_MESSAGE)
+        behind &= FAB_WAY_MESSAGE;
     int wait = (FAB_WAY_WRITE | FAB_WAY_ATOMIC | FAB_WAY_MESSAGE) & ~behind;
     if ((__atomic_load_n(&e->fenced, __ATOMIC_RELAXED) & wait) != wait)
         __atomic_fetch_or(&e->fenced, wait, __ATOMIC_RELAXED);
