@@ -363,7 +363,8 @@ void shmemi_fab_am_close(void);
 /* Handle a completion of the main endpoint's queue (a message or a reply). */
 void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e);
 /* Carry out and answer the messages that came (after reading the queue);
- * how many (their receive buffers are posted again). */
+ * whether that gave the provider receive buffers again after it had none
+ * (read the queue again: messages may have waited for them). */
 int shmemi_fab_am_progress(void);
 int shmemi_fab_am_idle(void);
 /* An AMO carried out by the target: the old value into *old (may be NULL). */

@@ -122,6 +122,10 @@ struct am_send {
 
 static struct {
     int open;
+    /* Receive buffers posted (atomic), and whether they all were taken since
+     * the last progress call that carried messages out (atomic): then more
+     * may wait in the provider for one. */
+    int recvs, dry;
     char *mem; /* every buffer: AM_RECVS + AM_SLOTS + 2 * AM_SLOTS of AM_BYTES */
     struct fid_mr *mr;
     void *desc;
@@ -154,6 +158,8 @@ static int repost(struct am_buf *b) {
     ssize_t rc;
     while ((rc = fi_recvmsg(shmemi_fab.main.ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
         fi_cntr_read(shmemi_fab.main.cntr); /* progress without reading the queue */
+    if (!rc)
+        __atomic_fetch_add(&am.recvs, 1, __ATOMIC_RELAXED);
     return (int)rc;
 }
 
@@ -224,6 +230,7 @@ void shmemi_fab_am_close(void) {
     am.seq_out = am.seq_in = NULL;
     am.mr = NULL;
     am.head = am.tail = NULL;
+    am.recvs = am.dry = 0;
     am.open = 0;
 }
 
@@ -421,6 +428,8 @@ void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
         }
     } else if (kind == FAB_KIND_AM_RECV) {
         struct am_buf *b = e->op_context;
+        if (!__atomic_sub_fetch(&am.recvs, 1, __ATOMIC_RELAXED))
+            __atomic_store_n(&am.dry, 1, __ATOMIC_RELAXED);
         if (((const struct am_msg *)b->data)->type == AM_REPLY) {
             reply_in(b);
             return;
@@ -450,7 +459,8 @@ void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
 int shmemi_fab_am_idle(void) { return !am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED); }
 
 /* Called by every progress call of the main endpoint, out of the loop that
- * reads its queue: carry out what came; how many. */
+ * reads its queue: carry out what came. Whether that posted receive buffers
+ * again after every one was taken: more messages may wait for them. */
 int shmemi_fab_am_progress(void) {
     if (!am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED))
         return 0;
@@ -458,7 +468,8 @@ int shmemi_fab_am_progress(void) {
         return 0; /* another thread is at it */
     int done = flush();
     pthread_mutex_unlock(&am.lock);
-    return done;
+    return done && __atomic_load_n(&am.dry, __ATOMIC_RELAXED) &&
+           __atomic_exchange_n(&am.dry, 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------ the initiator */
