@@ -16,7 +16,7 @@
  *         target carries out (fabric_am.c); fetching ones wait for their
  *         completion, the others complete at quiet. Non-fetching ones go as
  *         messages without a reply where the provider's atomics are the
- *         target CPU's too (posted: see post_amo)
+ *         target CPU's too (see "posted AMOs" below)
  *   signal  an atomic write or add of the 64-bit word, after the data: the
  *         provider keeps writes in order (FI_ORDER_WAW), or the data's
  *         completion is waited for first
