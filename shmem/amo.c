@@ -7,8 +7,9 @@
  * AMOs also order the caller's earlier stores to that PE), a system-scope
  * atomic of a one-thread kernel on the device heap's row, the fabric's
  * atomics for every PE once any PE is reached through the fabric
- * (shmemi_route_amo: CPU and fabric atomics on one word are not atomic with
- * each other). The _nbi fetching
+ * (shmemi_route_amo: CPU and NIC atomics on one word are not atomic with each
+ * other), but mapped words where the fabric's atomics are the target CPU's
+ * too. The _nbi fetching
  * forms complete at once: the value is in *fetch when they return. */
 #include "shmem/shmemi.h"
 

@@ -174,6 +174,7 @@ struct fab {
     size_t max_msg;  /* largest single transfer posted (pieces of larger ones) */
     uint8_t amo_how[FAB_AMO_OPS][2]; /* [op][size == 8] */
     int post_amos;     /* non-fetching AMOs as messages without a reply (path_fabric.c) */
+    int cpu_amos;      /* every AMO that reaches a PE is carried out by its CPU's atomics */
     int auto_progress; /* the provider moves data outside libfabric calls */
     int sleeps;        /* the progress thread sleeps when idle (see fabric.c) */
     int cq_waits;      /* the main queue has a wait object (fi_cq_sread) */

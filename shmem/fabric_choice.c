@@ -209,6 +209,10 @@ void shmemi_fab_amo_table(void) {
         }
     }
     shmemi_fab.post_amos = !strcmp(mode, "am") || (!strcmp(mode, "auto") && cpu_atomics());
+    /* Every PE of the job runs the same provider and mode (fabric.c checks the
+     * mode): so every AMO that reaches a PE through the fabric is the target
+     * CPU's atomic, whoever sent it. */
+    shmemi_fab.cpu_amos = !strcmp(mode, "am") || cpu_atomics();
 }
 
 /* ------------------------------------------------------------ progress */

@@ -211,14 +211,18 @@ static inline void shmemi_route(struct shmemi_route *r, shmem_ctx_t ctx, const v
     shmemi_route_at(r, addr, len, t->start + pe * t->stride, fn);
 }
 
-/* Atomicity across rows: CPU atomics on a mapping and a fabric's atomics
- * (carried out by a NIC, or by the target's provider in software) on the same
- * word are not atomic with each other. So once any PE of the job is reached
- * through the fabric, every AMO on symmetric memory goes through it, the
- * PEs of this node and this PE itself included (shmemi.amo_row, set by the
- * fabric's setup). The one place that decides the row of an AMO. */
+/* Atomicity across rows: CPU atomics on a mapping and a NIC's atomics on the
+ * same word are not atomic with each other. So once any PE of the job is
+ * reached through the fabric, every AMO on symmetric memory goes through it,
+ * the PEs of this node and this PE itself included (shmemi.amo_row, set by the
+ * fabric's setup) -- unless the fabric's atomics are carried out by the
+ * target's CPU with its atomic instructions (shmemi.amo_mapped: libfabric's
+ * software atomics, or the target's message handler): then an AMO on a word
+ * this PE maps is that same kind of atomic, and stays a hardware atomic on the
+ * mapping. The one place that decides the row of an AMO. */
 static inline void shmemi_route_atomic(struct shmemi_route *r) {
-    if (SHMEMI_UNLIKELY(shmemi.amo_row != NULL) && r->region != SHMEMI_REGION_DEVICE)
+    if (SHMEMI_UNLIKELY(shmemi.amo_row != NULL) && r->region != SHMEMI_REGION_DEVICE &&
+        !(shmemi.amo_mapped && (r->path->caps & SHMEMI_PATH_HOST_MAPPED)))
         r->path = shmemi.amo_row;
 }
 

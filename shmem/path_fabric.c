@@ -781,6 +781,7 @@ static void fabric_fini(void) {
 }
 
 /* The PEs this process does not map: all of them at once, for every AMO too
+ * but those on mapped words where the fabric's atomics are the target CPU's
  * (shmemi_route_atomic). Nothing to do on one node. */
 static int fabric_setup(void) {
     int remote = 0;
@@ -803,6 +804,7 @@ static int fabric_setup(void) {
                 p->path[g] = &shmemi_path_fabric;
     }
     shmemi.amo_row = &shmemi_path_fabric;
+    shmemi.amo_mapped = shmemi_fab.cpu_amos;
     return 0;
 }
 

@@ -329,8 +329,10 @@ struct shmemi_state {
     size_t dev_size;
     const struct shmemi_dev_ops *dev; /* the device path, or NULL */
     /* Set when any PE is reached through the fabric: the row of every AMO on
-     * symmetric memory (shmemi_route_atomic). */
+     * symmetric memory (shmemi_route_atomic), but those on words this PE maps
+     * where amo_mapped is set (the row's atomics are the target CPU's). */
     const struct shmemi_path_ops *amo_row;
+    int amo_mapped;
     int words_gpu; /* the host heaps are registered: kernels use their host addresses */
 
     uint64_t barrier_epoch;
