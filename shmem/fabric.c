@@ -253,7 +253,7 @@ static int ep_open(struct fab_ep *e, int main_ep) {
     /* A wait object only for a progress thread that sleeps in it: the
      * provider signals it (a system call) on every completion. */
     int waits = main_ep && (!strcmp(shmemi.cfg.OFI_PROGRESS, "wait") || shmemi_fab.sleeps);
-    struct fi_cq_attr qa = {.format = FI_CQ_FORMAT_MSG,
+    struct fi_cq_attr qa = {.format = FI_CQ_FORMAT_DATA, /* buf: where a message landed */
                             .size = 1024,
                             .wait_obj = waits ? FI_WAIT_UNSPEC : FI_WAIT_NONE};
     struct fi_info *info = shmemi_fab.info;

@@ -269,7 +269,7 @@ static inline uint64_t shmemi_fab_raddr(const struct shmemi_route *r) {
 #define FAB_CTX_MAX ((uintptr_t)4096)
 
 /* Every other context is one of these, told apart by their first word. */
-enum { FAB_KIND_REQ = 0x52455131, FAB_KIND_AM_RECV, FAB_KIND_AM_SEND };
+enum { FAB_KIND_REQ = 0x52455131, FAB_KIND_AM_RECV, FAB_KIND_AM_SEND, FAB_KIND_AM_MULTI };
 
 /* A transfer (or `pending` of them) a thread waits for: posted with
  * FI_COMPLETION, counted down by whoever reads the completion. */
@@ -362,7 +362,7 @@ struct fi_info *shmemi_fab_fresh_info(const char *suffix);
 int shmemi_fab_am_open(void);
 void shmemi_fab_am_close(void);
 /* Handle a completion of the main endpoint's queue (a message or a reply). */
-void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e);
+void shmemi_fab_am_completion(const struct fi_cq_data_entry *e);
 /* Carry out and answer the messages that came (after reading the queue);
  * whether that gave the provider receive buffers again after it had none
  * (read the queue again: messages may have waited for them). */

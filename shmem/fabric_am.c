@@ -5,7 +5,7 @@
  * FI_HMEM, or SHMEM_OFI_HMEM=staged): the bytes travel in messages between
  * registered host buffers and the target copies them to or from its GPU.
  *
- * Each PE's main endpoint keeps AM_RECVS receive buffers posted. A request
+ * Each PE's main endpoint keeps receive buffers posted (below). A request
  * (AMO, PUT with its payload, GET) goes from the initiator's main endpoint to
  * the target's; whichever thread of the target reads it from the completion
  * queue (its progress thread, or a thread waiting in the library) queues it,
@@ -44,8 +44,24 @@
 #endif
 
 #define AM_BYTES ((size_t)64 << 10)
-#define AM_RECVS 16
 #define AM_SLOTS 8
+/* Receive buffers. Where the provider places messages one after another in
+ * one posted buffer (FI_MULTI_RECV: net, rxm, shm), AM_MULTI buffers of
+ * AM_MULTI_BYTES, each given back by the provider once less than AM_BYTES is
+ * left in it and posted again once every message in it was carried out: a
+ * stream of small messages (POSTs) does not outrun them. With one message a
+ * buffer and 16 of them, three PEs' increments into a fourth over net found
+ * none posted at nearly every message; the provider then turned the
+ * connection's reading off and on again, two system calls a message, a
+ * third of the target's time (the stream took 1.5 s against 1.0 with more
+ * buffers than messages in flight). Otherwise AM_RECVS of one message. */
+#define AM_MULTI 4
+#define AM_MULTI_BYTES ((size_t)512 << 10)
+#define AM_RECVS 16
+/* Every message's length is a multiple of this: messages that follow each
+ * other in a buffer stay aligned for their headers. */
+#define AM_ALIGN ((size_t) _Alignof(struct am_msg))
+#define AM_LEN(n) (((n) + AM_ALIGN - 1) & ~(AM_ALIGN - 1))
 
 enum { AM_AMO = 1, AM_PUT, AM_GET, AM_REPLY, AM_STORE, AM_MAIL, AM_POST, AM_SYNC };
 
@@ -83,7 +99,15 @@ struct am_msg {
 #define AM_MAIL_BYTES_CHUNKED ((size_t)32 << 10)
 #define AM_MAIL_BYTES ((size_t)64 << 10)
 
-/* A receive buffer, or a reply slot (kind says which). */
+/* A buffer posted for several messages (FI_MULTI_RECV). */
+struct am_multi {
+    uint32_t kind; /* FAB_KIND_AM_MULTI */
+    int refs;      /* its messages not yet carried out, + 1 while the provider holds it */
+    char *data;    /* AM_MULTI_BYTES */
+};
+
+/* A receive buffer, a message received into a multi buffer, or a reply slot
+ * (kind says which). */
 struct am_buf {
     uint32_t kind;       /* FAB_KIND_AM_RECV or FAB_KIND_AM_SEND */
     int busy;            /* reply slot: in use */
@@ -91,7 +115,9 @@ struct am_buf {
     struct am_buf *next; /* pending requests */
     struct am_buf *slot; /* request: its reply slot once carried out */
     size_t reply_len;
-    char *data; /* AM_BYTES */
+    char *data;             /* AM_BYTES; a message in a multi buffer: the message */
+    struct am_multi *multi; /* the multi buffer the message is in, or NULL */
+    char *copy;             /* the message copied aside (it was not aligned), or NULL */
 };
 
 /* A mailbox: the last message's bytes and sequence number (release). */
@@ -126,10 +152,13 @@ static struct {
      * the last progress call that carried messages out (atomic): then more
      * may wait in the provider for one. */
     int recvs, dry;
-    char *mem; /* every buffer: AM_RECVS + AM_SLOTS + 2 * AM_SLOTS of AM_BYTES */
+    int multi; /* receive buffers of several messages (FI_MULTI_RECV) */
+    char *mem; /* every buffer: the receive buffers, then AM_SLOTS + 2 * AM_SLOTS of AM_BYTES */
+    size_t mem_bytes; /* their size */
     struct fid_mr *mr;
     void *desc;
     struct am_buf recv[AM_RECVS], slot[AM_SLOTS];
+    struct am_multi mrecv[AM_MULTI];
     struct am_send send[2 * AM_SLOTS];
     pthread_mutex_t lock; /* the pending queue and the reply slots */
     pthread_mutex_t send_lock;
@@ -151,36 +180,80 @@ static struct {
 
 static const char *const am_fn = "the fabric's message service";
 
-static int repost(struct am_buf *b) {
-    struct iovec iov = {b->data, AM_BYTES};
+/* Post a receive buffer of `len` bytes at data (context ctx). */
+static int post_recv(char *data, size_t len, void *ctx, uint64_t flags) {
+    struct iovec iov = {data, len};
     struct fi_msg m = {
-        .msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = b};
+        .msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = ctx};
     ssize_t rc;
-    while ((rc = fi_recvmsg(shmemi_fab.main.ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
+    while ((rc = fi_recvmsg(shmemi_fab.main.ep, &m, FI_COMPLETION | flags)) == -FI_EAGAIN)
         fi_cntr_read(shmemi_fab.main.cntr); /* progress without reading the queue */
     if (!rc)
         __atomic_fetch_add(&am.recvs, 1, __ATOMIC_RELAXED);
     return (int)rc;
 }
 
+static int repost(struct am_buf *b) { return post_recv(b->data, AM_BYTES, b, 0); }
+
+/* A multi buffer back to the provider, held by it again. */
+static int multi_post(struct am_multi *u) {
+    __atomic_store_n(&u->refs, 1, __ATOMIC_RELAXED);
+    return post_recv(u->data, AM_MULTI_BYTES, u, FI_MULTI_RECV);
+}
+
+/* One hold on u less (a message carried out, or the provider done with it):
+ * posted again once none is left. */
+static int multi_drop(struct am_multi *u) {
+    return __atomic_sub_fetch(&u->refs, 1, __ATOMIC_ACQ_REL) ? 0 : multi_post(u);
+}
+
+/* A received message is carried out: its buffer takes the next ones. */
+static void release(struct am_buf *b) {
+    struct am_multi *u = b->multi;
+    int rc;
+    if (u) {
+        free(b->copy);
+        free(b);
+        rc = multi_drop(u);
+    } else {
+        rc = repost(b);
+    }
+    if (rc)
+        shmemi_fab_fail(rc, "posting a receive", -1, am_fn);
+}
+
+/* Whether the endpoint takes buffers of several messages, each given back
+ * with room for the largest one left. */
+static int multi_ok(void) {
+    size_t min = AM_BYTES;
+    return (shmemi_fab.info->caps & FI_MULTI_RECV) &&
+           !fi_setopt(&shmemi_fab.main.ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min,
+                      sizeof min);
+}
+
 int shmemi_fab_am_open(void) {
-    size_t n = AM_RECVS + AM_SLOTS + 2 * AM_SLOTS;
-    if (posix_memalign((void **)&am.mem, 4096, n * AM_BYTES) ||
+    am.multi = multi_ok();
+    shmemi_debug("fabric: messages received %s",
+                 am.multi ? "several to a buffer (FI_MULTI_RECV)" : "one to a buffer");
+    size_t recv_bytes = am.multi ? AM_MULTI * AM_MULTI_BYTES : AM_RECVS * AM_BYTES;
+    size_t n = AM_SLOTS + 2 * AM_SLOTS;
+    am.mem_bytes = recv_bytes + n * AM_BYTES;
+    if (posix_memalign((void **)&am.mem, 4096, am.mem_bytes) ||
         !(am.box = calloc(SHMEMI_MAIL_BOXES * (size_t)shmemi.n_pes, sizeof(*am.box))) ||
         !(am.posts = calloc((size_t)shmemi.n_pes, sizeof(*am.posts))) ||
         !(am.seq_out = calloc((size_t)shmemi.n_pes, sizeof(*am.seq_out))) ||
         !(am.seq_in = calloc((size_t)shmemi.n_pes, sizeof(*am.seq_in))))
         return -FI_ENOMEM;
-    memset(am.mem, 0, n * AM_BYTES);
+    memset(am.mem, 0, am.mem_bytes);
 #if defined(SHMEM_GPU_CUDA) || defined(SHMEM_GPU_HIP)
     /* Pinned for the GPU: the device heap's bytes are copied through these. */
     if (shmemi.dev_size &&
-        hipHostRegister(am.mem, n * AM_BYTES, hipHostRegisterPortable) != hipSuccess) {
+        hipHostRegister(am.mem, am.mem_bytes, hipHostRegisterPortable) != hipSuccess) {
         (void)hipGetLastError();
         shmemi_debug("fabric: message buffers not pinned for the GPU (slower staged copies)");
     }
 #endif
-    int rc = fi_mr_reg(shmemi_fab.domain, am.mem, n * AM_BYTES, FI_SEND | FI_RECV, 0, 8, 0, &am.mr,
+    int rc = fi_mr_reg(shmemi_fab.domain, am.mem, am.mem_bytes, FI_SEND | FI_RECV, 0, 8, 0, &am.mr,
                        NULL);
     if (rc)
         return rc;
@@ -194,7 +267,12 @@ int shmemi_fab_am_open(void) {
                         : AM_PAYLOAD;
     am.mail_bytes = am.mail_chunk < AM_PAYLOAD ? AM_MAIL_BYTES_CHUNKED : AM_MAIL_BYTES;
     char *p = am.mem;
-    for (int i = 0; i < AM_RECVS; i++, p += AM_BYTES) {
+    for (int i = 0; am.multi && i < AM_MULTI; i++, p += AM_MULTI_BYTES) {
+        am.mrecv[i] = (struct am_multi){.kind = FAB_KIND_AM_MULTI, .data = p};
+        if ((rc = multi_post(&am.mrecv[i])))
+            return rc;
+    }
+    for (int i = 0; !am.multi && i < AM_RECVS; i++, p += AM_BYTES) {
         am.recv[i] = (struct am_buf){.kind = FAB_KIND_AM_RECV, .data = p};
         if ((rc = repost(&am.recv[i])))
             return rc;
@@ -358,9 +436,7 @@ static int flush(void) {
             am.head = b->next;
             if (!am.head)
                 am.tail = NULL;
-            ssize_t rc = repost(b);
-            if (rc)
-                shmemi_fab_fail((int)rc, "posting a receive", -1, am_fn);
+            release(b);
             continue;
         }
         if (!b->done) {
@@ -370,7 +446,7 @@ static int flush(void) {
             b->done = 1;
         }
         const struct am_msg *m = (const struct am_msg *)b->data;
-        struct iovec iov = {b->slot->data, b->slot->reply_len};
+        struct iovec iov = {b->slot->data, AM_LEN(b->slot->reply_len)};
         struct fi_msg msg = {.msg_iov = &iov,
                              .desc = &am.desc,
                              .iov_count = 1,
@@ -378,7 +454,7 @@ static int flush(void) {
                              .context = b->slot};
         /* A small reply (an AMO's old value) needs no completion: its slot
          * is free once the provider took it. */
-        int inject = b->slot->reply_len <= shmemi_fab.inject;
+        int inject = iov.iov_len <= shmemi_fab.inject;
         ssize_t rc = inject ? fi_inject(shmemi_fab.main.ep, iov.iov_base, iov.iov_len, msg.addr)
                             : fi_sendmsg(shmemi_fab.main.ep, &msg, FI_COMPLETION);
         if (rc == -FI_EAGAIN)
@@ -393,8 +469,7 @@ static int flush(void) {
             am.tail = NULL;
         b->done = 0;
         b->slot = NULL;
-        if ((rc = repost(b)))
-            shmemi_fab_fail((int)rc, "posting a receive", -1, am_fn);
+        release(b);
     }
 }
 
@@ -408,12 +483,42 @@ static void reply_in(struct am_buf *b) {
         shmemi_local_copy(q->dst + (m->off - q->off0), m + 1, m->len, q->fn);
     /* Release: the value and the data are visible to the waiter. */
     shmemi_fab_req_done(&q->q);
-    int rc = repost(b);
-    if (rc)
-        shmemi_fab_fail(rc, "posting a receive", -1, am_fn);
+    release(b);
 }
 
-void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
+/* The message a completion of multi buffer u brings, or NULL (the
+ * provider only gave u back). */
+static struct am_buf *multi_in(const struct fi_cq_data_entry *e) {
+    struct am_multi *u = e->op_context;
+    struct am_buf *b = NULL;
+    if (e->len) {
+        if (e->len < sizeof(struct am_msg) || (char *)e->buf < u->data ||
+            e->len > AM_MULTI_BYTES - (size_t)((char *)e->buf - u->data))
+            shmemi_fatal("%s: a message of %zu bytes outside its buffer", am_fn, e->len);
+        if (!(b = malloc(sizeof *b)))
+            shmemi_fatal("%s: out of memory for a message", am_fn);
+        *b = (struct am_buf){.kind = FAB_KIND_AM_RECV, .data = e->buf, .multi = u};
+        if ((uintptr_t)e->buf % AM_ALIGN) {
+            /* Not where the sender's lengths put it: a copy to read it from. */
+            if (!(b->copy = malloc(e->len)))
+                shmemi_fatal("%s: out of memory for a message", am_fn);
+            memcpy(b->copy, e->buf, e->len);
+            b->data = b->copy;
+        }
+        __atomic_fetch_add(&u->refs, 1, __ATOMIC_RELAXED);
+    }
+    if (e->flags & FI_MULTI_RECV) {
+        /* The provider is done with u: no more messages go into it. */
+        if (!__atomic_sub_fetch(&am.recvs, 1, __ATOMIC_RELAXED))
+            __atomic_store_n(&am.dry, 1, __ATOMIC_RELAXED);
+        int rc = multi_drop(u);
+        if (rc)
+            shmemi_fab_fail(rc, "posting a receive", -1, am_fn);
+    }
+    return b;
+}
+
+void shmemi_fab_am_completion(const struct fi_cq_data_entry *e) {
     uint32_t kind = *(const uint32_t *)e->op_context;
     if (kind == FAB_KIND_AM_SEND) {
         /* A reply slot, or an initiator's send buffer, is free again. */
@@ -426,10 +531,14 @@ void shmemi_fab_am_completion(const struct fi_cq_msg_entry *e) {
         } else {
             __atomic_store_n(&((struct am_buf *)e->op_context)->busy, 0, __ATOMIC_RELEASE);
         }
-    } else if (kind == FAB_KIND_AM_RECV) {
+    } else if (kind == FAB_KIND_AM_RECV || kind == FAB_KIND_AM_MULTI) {
         struct am_buf *b = e->op_context;
-        if (!__atomic_sub_fetch(&am.recvs, 1, __ATOMIC_RELAXED))
+        if (kind == FAB_KIND_AM_MULTI) {
+            if (!(b = multi_in(e)))
+                return;
+        } else if (!__atomic_sub_fetch(&am.recvs, 1, __ATOMIC_RELAXED)) {
             __atomic_store_n(&am.dry, 1, __ATOMIC_RELAXED);
+        }
         if (((const struct am_msg *)b->data)->type == AM_REPLY) {
             reply_in(b);
             return;
@@ -500,7 +609,7 @@ static struct am_send *send_buf(void) {
     } while (0)
 
 static void send_req(struct am_send *s, struct am_req *q, int pe, size_t len) {
-    size_t n = sizeof(struct am_msg) + len;
+    size_t n = AM_LEN(sizeof(struct am_msg) + len);
     struct am_msg *h = (struct am_msg *)s->data;
     if (n <= shmemi_fab.inject) {
         /* Small enough to travel without a completion (an AMO, a GET): only
@@ -513,7 +622,7 @@ static void send_req(struct am_send *s, struct am_req *q, int pe, size_t len) {
     }
     s->req = q;
     __atomic_fetch_add(&q->q.pending, 2, __ATOMIC_RELAXED); /* the send and the reply */
-    struct iovec iov = {s->data, sizeof(struct am_msg) + len};
+    struct iovec iov = {s->data, n};
     struct fi_msg m = {.msg_iov = &iov,
                        .desc = &am.desc,
                        .iov_count = 1,
@@ -585,14 +694,15 @@ void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const 
 static void send_noreply(const struct am_msg *h, const void *src, size_t n, int pe,
                          const char *fn) {
     fi_addr_t to = shmemi_fab.peers[pe].addr;
-    if (sizeof *h + n <= shmemi_fab.inject && n <= AM_STORE_INJECT_MAX) {
+    size_t len = AM_LEN(sizeof *h + n);
+    if (len <= shmemi_fab.inject && n <= AM_STORE_INJECT_MAX) {
         /* Small enough to travel without a buffer of ours or a completion. */
-        _Alignas(struct am_msg) char buf[sizeof *h + AM_STORE_INJECT_MAX];
+        _Alignas(struct am_msg) char buf[AM_LEN(sizeof *h + AM_STORE_INJECT_MAX)];
         memcpy(buf, h, sizeof *h);
         if (n)
             memcpy(buf + sizeof *h, src, n);
-        POST_REQUEST((struct am_msg *)buf, pe, fn,
-                     fi_inject(shmemi_fab.main.ep, buf, sizeof *h + n, to));
+        memset(buf + sizeof *h + n, 0, len - sizeof *h - n);
+        POST_REQUEST((struct am_msg *)buf, pe, fn, fi_inject(shmemi_fab.main.ep, buf, len, to));
         return;
     }
     struct am_send *s = send_buf();
@@ -600,7 +710,7 @@ static void send_noreply(const struct am_msg *h, const void *src, size_t n, int 
     memcpy(s->data, h, sizeof *h);
     if (n)
         memcpy(s->data + sizeof *h, src, n);
-    struct iovec iov = {s->data, sizeof *h + n};
+    struct iovec iov = {s->data, len};
     struct fi_msg m = {.msg_iov = &iov, .desc = &am.desc, .iov_count = 1, .addr = to, .context = s};
     POST_REQUEST((struct am_msg *)s->data, pe, fn,
                  fi_sendmsg(shmemi_fab.main.ep, &m, FI_COMPLETION));

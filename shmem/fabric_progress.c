@@ -216,7 +216,7 @@ static void doze(const struct fab_ep *e, const struct fab_req *q, uint64_t ns) {
 /* ----------------------------------------------------------- progress */
 
 /* A completion of a queue: a transfer a thread waits for, or a message. */
-static void complete(const struct fi_cq_msg_entry *ent) {
+static void complete(const struct fi_cq_data_entry *ent) {
     if ((uintptr_t)ent->op_context < FAB_CTX_MAX)
         return;
     struct fab_req *q = ent->op_context;
@@ -230,7 +230,7 @@ static void complete(const struct fi_cq_msg_entry *ent) {
 /* Read e's queue: transfers threads wait for; on the main endpoint messages
  * and their replies (fabric_am.c). Failures end the job. */
 static int drain(struct fab_ep *e, const char *fn) {
-    struct fi_cq_msg_entry ent[8];
+    struct fi_cq_data_entry ent[8];
     int did = 0;
     for (;;) {
         ssize_t n = fi_cq_read(e->cq, ent, 8);
@@ -311,7 +311,7 @@ static void serve(uint64_t *until, long *sleep_us) {
     if (shmemi_fab.cq_waits) {
         if (shmemi_fab_bell_rung())
             *until = shmemi_now_ns() + BELL_SERVE_NS;
-        struct fi_cq_msg_entry ent;
+        struct fi_cq_data_entry ent;
         ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 1);
         if (n == 1)
             complete(&ent);
@@ -380,7 +380,7 @@ static void *progress_main(void *arg) {
          * the first get from a PE that computes is served as fast: 45-53
          * us). */
         if (prog.wait || (shmemi_fab.sleeps && shmemi_fab_am_idle())) {
-            struct fi_cq_msg_entry ent;
+            struct fi_cq_data_entry ent;
             ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, prog.wait ? 100 : -1);
             if (n == 1)
                 complete(&ent);
