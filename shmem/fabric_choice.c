@@ -208,11 +208,11 @@ void shmemi_fab_amo_table(void) {
             shmemi_fab.amo_how[op][s] = how;
         }
     }
-    shmemi_fab.post_amos = !strcmp(mode, "am") || (!strcmp(mode, "auto") && cpu_atomics());
-    /* Every PE of the job runs the same provider and mode (fabric.c checks the
-     * mode): so every AMO that reaches a PE through the fabric is the target
-     * CPU's atomic, whoever sent it. */
+    /* Every PE of the job runs the same provider and mode (fabric.c ends the
+     * job otherwise): so every AMO that reaches a PE through the fabric is the
+     * target CPU's atomic, whoever sent it. */
     shmemi_fab.cpu_amos = !strcmp(mode, "am") || cpu_atomics();
+    shmemi_fab.post_amos = shmemi_fab.cpu_amos && (!strcmp(mode, "am") || !strcmp(mode, "auto"));
 }
 
 /* ------------------------------------------------------------ progress */
