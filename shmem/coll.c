@@ -81,6 +81,10 @@ static int grp_team(struct grp *g, shmem_team_t team, const char *fn) {
 
 /* pSync[0] and pSync[1] belong to the active-set barrier; pSync[2] is the
  * published word. */
+_Static_assert(SHMEM_BCAST_SYNC_SIZE >= 3 && SHMEM_REDUCE_SYNC_SIZE >= 3 &&
+                   SHMEM_COLLECT_SYNC_SIZE >= 3 && SHMEM_ALLTOALL_SYNC_SIZE >= 3 &&
+                   SHMEM_ALLTOALLS_SYNC_SIZE >= 3,
+               "an active-set collective uses three pSync words");
 static void grp_active_set(struct grp *g, int start, int log_stride, int size, long *psync,
                            const char *fn) {
     shmemi_check_init(fn);

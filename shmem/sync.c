@@ -100,6 +100,8 @@ void shmem_sync_all(void) {
  * return: members count in on the first PE's pSync[0]; the first PE waits for
  * all of them, resets its counter and releases each member through the
  * member's pSync[1]. */
+_Static_assert(SHMEM_BARRIER_SYNC_SIZE >= 2, "an active-set barrier uses two pSync words");
+
 void shmemi_sync_active_set(int start, int log_stride, int size, long *psync, const char *fn) {
     shmemi_check_init(fn);
     if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
