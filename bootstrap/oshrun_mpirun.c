@@ -12,10 +12,13 @@
 
 extern char **environ;
 
-/* The library's settings (SHMEM_*) and libfabric's (FI_*) in oshrun's
- * environment: mpirun passes on only what -x names, and the built-in
- * launcher passes on everything. */
+/* The library's settings (SHMEM_*), libfabric's (FI_*) and glibc's tunables
+ * (the PEs' malloc on huge pages: oshrun.c) in oshrun's environment: mpirun
+ * passes on only what -x names, and the built-in launcher passes on
+ * everything. */
 static int passed_on(const char *kv) {
+    if (strncmp(kv, "GLIBC_TUNABLES=", 15) == 0)
+        return 1;
     if (strncmp(kv, "SHMEM_", 6) && strncmp(kv, "FI_", 3))
         return 0;
     return strncmp(kv, "SHMEM_LAUNCHER=", 15) && strncmp(kv, "SHMEM_MPIRUN=", 13) &&

@@ -28,6 +28,10 @@ static const struct env_row tool_rows[] = {
     {"LAUNCHER", "string", "",
      "oshrun: `mpirun` hands the job to Open MPI's mpirun (PMIx bootstrap)"},
     {"MPIRUN", "string", "mpirun", "oshrun: the mpirun to exec when SHMEM_LAUNCHER=mpirun"},
+    {"MALLOC_HUGEPAGES", "bool", "1",
+     "oshrun: large malloc'd blocks of the PEs on transparent huge pages where the kernel gives "
+     "them on request (transparent_hugepage/enabled = madvise): sets glibc's tunable "
+     "glibc.malloc.hugetlb=1 for the PEs unless GLIBC_TUNABLES names it"},
     {"CC", "string", "cc", "oshcc: the C compiler it wraps"},
     {"CXX", "string", "c++", "oshc++: the C++ compiler it wraps"},
 };
