@@ -325,6 +325,8 @@ static const char *pe_setting(const struct opts *o, const char *name) {
     return k < 0 ? getenv(name) : o->xvars[k] + strlen(name) + 1;
 }
 
+static char *x_tunables; /* a -x GLIBC_TUNABLES=... with ours added */
+
 /* SHMEM_MALLOC_HUGEPAGES (default on): the PEs' large malloc'd blocks on
  * transparent huge pages where the kernel gives them on request
  * (transparent_hugepage/enabled = madvise, the usual default, which leaves a
@@ -333,8 +335,6 @@ static const char *pe_setting(const struct opts *o, const char *name) {
  * launcher sets it for the PEs, unless GLIBC_TUNABLES already says. A 512 MiB
  * array that a sort fills at random faults in 256 times instead of 131,072
  * (on a hypervisor, 5-8 us each). Returns -1 on a bad value. */
-static char *x_tunables; /* a -x GLIBC_TUNABLES=... with ours added */
-
 static int malloc_hugepages(struct opts *o) {
     static const char *const yes[] = {"1", "y", "yes", "on", "true"};
     static const char *const no[] = {"0", "n", "no", "off", "false"};
