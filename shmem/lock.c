@@ -139,10 +139,10 @@ void shmem_set_lock(long *lock) {
  * transfers, its release and the fabric's progress wait for a CPU. SOS's
  * mt_locking (16 threads of each of 4 PEs, half of them looping on
  * shmem_test_lock) over tcp on 2 CPUs: 29-31 s without the pause, 3.1-3.9 s
- * with it; 2 PEs: 3.0-3.6 s against 0.5-0.6. A caller that does other work between
- * its tests is never paced, and the look that answers is made during the
- * call. Within a node the holder's release is a store, and nothing waits on
- * a CPU for it. */
+ * with it; 2 PEs: 3.0-3.6 s against 0.5-0.6. A caller that does other work
+ * between its tests is never paced, and the look that answers is made during
+ * the call. Within a node the holder's release is a store, and nothing waits
+ * on a CPU for it. */
 #define TEST_GAP_NS 2000ull
 #define TEST_PAUSE_NS 10000ull
 #define TEST_PAUSE_MAX_NS 1000000ull
