@@ -10,7 +10,8 @@
  * message), with fcollects and alltoalls of 512 KiB in all (through a fabric:
  * every member pushes its blocks, behind each one's word that it is in), and
  * with PEs that fall behind
- * now and then, every result checked. A message read from the wrong round,
+ * now and then, and broadcasts from roots that take turns, after a barrier
+ * or not, every result checked. A message read from the wrong round,
  * or overwritten before it was read, shows. */
 #include "check.h"
 
@@ -138,6 +139,31 @@ int main(void) {
         if ((r * 3 + me) % 17 == 0)
             nap_us(100);
         broadcast(r, root, cnt, "burst");
+    }
+    /* Broadcasts whose roots take turns, some after a barrier (then the
+     * members tell the root nothing), some right after the last one, with
+     * reductions between now and then: a member that was the last root reads
+     * the new root's word that it was in before the new root's message. */
+    for (int r = 0; r < 2 * ROUNDS; r++) {
+        int root = (r + r / 7) % n;
+        size_t cnt = r % 13 == 12 ? LARGE : SMALL;
+        for (size_t i = 0; i < cnt; i++)
+            src[i] = val(me, r, (int)i);
+        if ((r * 5 + me) % 19 == 0)
+            nap_us(150);
+        if (r % 3 != 0)
+            shmem_barrier_all();
+        broadcast(r, root, cnt, "turns");
+        if (r % 10 == 9) {
+            shmem_long_sum_to_all(dst, src, SMALL, 0, 0, n, wrk, psync);
+            shmem_barrier_all();
+            for (int i = 0; i < SMALL; i++) {
+                long want = 0;
+                for (int p = 0; p < n; p++)
+                    want += val(p, r, i);
+                CHECK(dst[i] == want, "turns %d: sum[%d] = %ld, expected %ld", r, i, dst[i], want);
+            }
+        }
     }
     shmem_barrier_all();
     func_pass("coll_small");
