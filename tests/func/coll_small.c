@@ -140,10 +140,11 @@ int main(void) {
             nap_us(100);
         broadcast(r, root, cnt, "burst");
     }
-    /* Broadcasts whose roots take turns, some after a barrier (then the
-     * members tell the root nothing), some right after the last one, with
-     * reductions between now and then: a member that was the last root reads
-     * the new root's word that it was in before the new root's message. */
+    /* Broadcasts whose roots take turns, most after a barrier (then the
+     * members tell the root nothing, until a broadcast without one: its
+     * root reads the members' words later), some right after the last one,
+     * with reductions on the same team between now and then (which read
+     * what such a root left unread). */
     for (int r = 0; r < 2 * ROUNDS; r++) {
         int root = (r + r / 7) % n;
         size_t cnt = r % 13 == 12 ? LARGE : SMALL;
@@ -151,12 +152,16 @@ int main(void) {
             src[i] = val(me, r, (int)i);
         if ((r * 5 + me) % 19 == 0)
             nap_us(150);
-        if (r % 3 != 0)
+        if (r % 5 != 0)
             shmem_barrier_all();
         broadcast(r, root, cnt, "turns");
-        if (r % 10 == 9) {
+        if (r % 4 == 3) {
+#if FUNC_SPEC_15
+            shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, SMALL);
+#else
             shmem_long_sum_to_all(dst, src, SMALL, 0, 0, n, wrk, psync);
             shmem_barrier_all();
+#endif
             for (int i = 0; i < SMALL; i++) {
                 long want = 0;
                 for (int p = 0; p < n; p++)
