@@ -319,9 +319,10 @@ int shmemi_fab_bell_open(void *name, size_t *len);
 int shmemi_fab_bell_insert(int pe, const void *name, size_t len);
 void shmemi_fab_bell_close(void);
 /* The progress thread: asleep until rung or us microseconds passed (< 0:
- * no limit); the rings. */
-int shmemi_fab_bell_sleep(long us);
-int shmemi_fab_bell_rung(void);  /* the rings that came meanwhile */
+ * no limit). Both return how long the rings that came ask it to serve (ns;
+ * 0: none came). */
+uint64_t shmemi_fab_bell_sleep(long us);
+uint64_t shmemi_fab_bell_rung(void);
 void shmemi_fab_bell_wake(void); /* the progress thread's sleep ends (its stop) */
 /* A wait for transfers to pe (-1: every PE e posted to) that may need the
  * peer's progress: called every turn, it rings the peer's bell once the wait

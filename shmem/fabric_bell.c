@@ -18,9 +18,9 @@
  * address of the PE's endpoint (the loopback interface for shm, whose PEs
  * share a node), that receives nothing but rings. A PE that has waited
  * BELL_AFTER_NS for transfers to a peer rings that peer's bell, and again
- * every BELL_EVERY_NS while it still waits (a ring lost on the way is rung
- * again). A rung thread serves the main endpoint until BELL_SERVE_NS past
- * the last ring (fabric_progress.c), then sleeps again. A peer that waits in
+ * while it still waits (a ring lost on the way is rung again). A ring says
+ * when the waiter rings next, and the rung thread serves the main endpoint
+ * until a little past that (fabric_progress.c), then sleeps again. A peer that waits in
  * the library meanwhile runs its own progress and is never rung for; a get
  * from a PE that computes is served a ring later. Anything else that reaches
  * the port only wakes the thread for a while. */
@@ -42,7 +42,22 @@
  * trip over tcp between two hosts' sockets takes 15-50 us: a wait past
  * BELL_AFTER_NS has most likely met a peer outside the library. */
 #define BELL_AFTER_NS 50000ull
-#define BELL_EVERY_NS 1000000ull
+/* A wait that goes on rings again every BELL_EVERY_NS, or BELL_RING_NS for
+ * every PE one round rings if that is longer (the rings stay a small part of
+ * the wait). A ring carries the time to the waiter's next one, in units of
+ * BELL_UNIT_NS, and the rung thread serves a quarter longer than that: a
+ * long wait keeps the peer's thread serving without a gap (the pieces of a
+ * 4 MiB get from a PE that computes, over tcp;ofi_rxm), and the thread
+ * sleeps again soon after the last waiter is done. Every look of a serving
+ * thread may take a computing thread's core: with a 2 ms serve after each
+ * ring and a ring every 1 ms, a halo exchange whose fence waits for the
+ * peer's progress (a put, a fence, an atomic increment, over tcp;ofi_rxm)
+ * cost the later of two PEs 11.8 preemptions a 5 ms step, 5.8 now; a loop of
+ * 4 MiB gets from a computing PE took 4.6-6.1 ms a get in some runs, 0.8
+ * now. */
+#define BELL_EVERY_NS 200000ull
+#define BELL_RING_NS 20000ull
+#define BELL_UNIT_NS 100000ull
 /* A wait for several PEs rings every PE its endpoint wrote to since the last
  * quiet that saw nothing more posted (shmemi_fab_toward, shmemi_fab_quiet);
  * past BELL_ALL_NS such a wait rings every PE, and again every BELL_ALL_NS, a
@@ -136,27 +151,33 @@ void shmemi_fab_bell_close(void) {
     shmemi_fab.bell = 0;
 }
 
-/* Ring pe's bell: one byte, dropped where the socket's buffer is full (the
- * waiter rings again). */
-static void ring(int pe) {
-    static const char b = 1;
+/* Ring pe's bell: one byte, the nanoseconds to our next ring in units of
+ * BELL_UNIT_NS; dropped where the socket's buffer is full (the waiter rings
+ * again). */
+static void ring(int pe, uint64_t next_ns) {
+    uint64_t units = (next_ns + BELL_UNIT_NS - 1) / BELL_UNIT_NS;
+    const unsigned char b = (unsigned char)(units < 1 ? 1 : units > 255 ? 255 : units);
     (void)sendto(bell.fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&bell.peers[pe],
                  bell.len);
 }
 
-int shmemi_fab_bell_rung(void) {
-    char buf[64];
-    int n = 0;
-    while (recv(bell.fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
-        n++;
-    return n;
+uint64_t shmemi_fab_bell_rung(void) {
+    unsigned char buf[64];
+    uint64_t serve = 0;
+    ssize_t n;
+    while ((n = recv(bell.fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
+        /* Anything else that reaches the port: one unit. */
+        uint64_t next = (n == 1 && buf[0] ? buf[0] : 1) * BELL_UNIT_NS;
+        serve = next + next / 4 > serve ? next + next / 4 : serve;
+    }
+    return serve;
 }
 
-int shmemi_fab_bell_sleep(long us) {
+uint64_t shmemi_fab_bell_sleep(long us) {
     struct pollfd p = {.fd = bell.fd, .events = POLLIN};
     struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
     for (;;) {
-        int n = shmemi_fab_bell_rung();
+        uint64_t n = shmemi_fab_bell_rung();
         if (n || __atomic_load_n(&bell.stop, __ATOMIC_ACQUIRE))
             return n;
         int rc = ppoll(&p, 1, us < 0 ? NULL : &ts, NULL);
@@ -172,7 +193,7 @@ void shmemi_fab_bell_wake(void) {
     if (bell.fd < 0)
         return;
     __atomic_store_n(&bell.stop, 1, __ATOMIC_RELEASE);
-    ring(shmemi.my_pe);
+    ring(shmemi.my_pe, BELL_UNIT_NS);
 }
 
 uint64_t shmemi_fab_stall_due(const struct fab_stall *s) {
@@ -194,21 +215,28 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
     }
     if (t < s->next)
         return;
-    s->next = t + BELL_EVERY_NS;
     if (pe >= 0) {
+        s->next = t + BELL_EVERY_NS;
         if (pe != shmemi.my_pe)
-            ring(pe);
+            ring(pe, BELL_EVERY_NS);
         return;
     }
     int all = t >= s->all || !e->towards;
     if (t >= s->all)
         s->all = t + BELL_ALL_NS;
-    for (int w = 0; w < (shmemi.n_pes + 63) / 64; w++) {
+    /* The PEs of this round, then the time to the next one. */
+    int words = (shmemi.n_pes + 63) / 64, n = 0;
+    for (int w = 0; w < words && !all; w++)
+        n += __builtin_popcountll(__atomic_load_n(&e->towards[w], __ATOMIC_RELAXED));
+    uint64_t every = (uint64_t)(all ? shmemi.n_pes : n) * BELL_RING_NS;
+    every = every > BELL_EVERY_NS ? every : BELL_EVERY_NS;
+    s->next = t + every;
+    for (int w = 0; w < words; w++) {
         uint64_t bits = all ? ~0ull : __atomic_load_n(&e->towards[w], __ATOMIC_RELAXED);
         for (; bits; bits &= bits - 1) {
             int p = w * 64 + __builtin_ctzll(bits);
             if (p < shmemi.n_pes && p != shmemi.my_pe)
-                ring(p);
+                ring(p, every);
         }
     }
 }

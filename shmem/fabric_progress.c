@@ -303,14 +303,20 @@ void shmemi_fab_posting(void) {
     __atomic_store_n(&prog.app_calls, prog.app_calls + 1, __ATOMIC_RELAXED);
 }
 
-/* Rung (fabric_bell.c): serve the main endpoint until BELL_SERVE_NS past
- * the last ring, asleep in its wait object where it has one (woken by the
- * transfers the waiter needs moved), else polling every sleep_us. */
-#define BELL_SERVE_NS 2000000ull
+/* Rung (fabric_bell.c): serve the main endpoint for as long as the ring
+ * asks (until a little past the waiter's next ring), asleep in its wait
+ * object where it has one (woken by the transfers the waiter needs moved),
+ * else polling every sleep_us. */
+static void serve_for(uint64_t *until, uint64_t ns) {
+    uint64_t t = shmemi_now_ns() + ns;
+    *until = t > *until ? t : *until;
+}
+
 static void serve(uint64_t *until, long *sleep_us) {
+    uint64_t ns;
     if (shmemi_fab.cq_waits) {
-        if (shmemi_fab_bell_rung())
-            *until = shmemi_now_ns() + BELL_SERVE_NS;
+        if ((ns = shmemi_fab_bell_rung()))
+            serve_for(until, ns);
         struct fi_cq_data_entry ent;
         ssize_t n = fi_cq_sread(shmemi_fab.main.cq, &ent, 1, NULL, 1);
         if (n == 1)
@@ -321,8 +327,8 @@ static void serve(uint64_t *until, long *sleep_us) {
         return;
     }
     /* Polling, but woken by the next ring at once. */
-    if (shmemi_fab_bell_sleep(*sleep_us)) {
-        *until = shmemi_now_ns() + BELL_SERVE_NS;
+    if ((ns = shmemi_fab_bell_sleep(*sleep_us))) {
+        serve_for(until, ns);
         *sleep_us = 1;
     } else if (*sleep_us < prog.interval_us) {
         *sleep_us = *sleep_us * 2 < prog.interval_us ? *sleep_us * 2 : prog.interval_us;
@@ -366,8 +372,9 @@ static void *progress_main(void *arg) {
             }
             /* Asleep until a peer that waits for this PE rings; then it
              * serves at once, whatever the application did meanwhile. */
-            if (shmemi_fab_bell_sleep(-1))
-                serve_until = shmemi_now_ns() + BELL_SERVE_NS;
+            uint64_t ns = shmemi_fab_bell_sleep(-1);
+            if (ns)
+                serve_for(&serve_until, ns);
             seen = __atomic_load_n(&prog.app_calls, __ATOMIC_RELAXED);
             sleep_us = 1;
             continue;
