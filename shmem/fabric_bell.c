@@ -47,14 +47,13 @@
  * the wait). A ring carries the time to the waiter's next one, in units of
  * BELL_UNIT_NS, and the rung thread serves a quarter longer than that: a
  * long wait keeps the peer's thread serving without a gap (the pieces of a
- * 4 MiB get from a PE that computes, over tcp;ofi_rxm), and the thread
+ * large get from a PE that computes, over tcp;ofi_rxm), and the thread
  * sleeps again soon after the last waiter is done. Every look of a serving
  * thread may take a computing thread's core: with a 2 ms serve after each
  * ring and a ring every 1 ms, a halo exchange whose fence waits for the
  * peer's progress (a put, a fence, an atomic increment, over tcp;ofi_rxm)
- * cost the later of two PEs 11.8 preemptions a 5 ms step, 5.8 now; a loop of
- * 4 MiB gets from a computing PE took 4.6-6.1 ms a get in some runs, 0.8
- * now. */
+ * cost the later of two PEs 12.0 preemptions a 5 ms step, 5.9 now; gets of
+ * 8 bytes to 4 MiB from a computing PE take as long as they did. */
 #define BELL_EVERY_NS 200000ull
 #define BELL_RING_NS 20000ull
 #define BELL_UNIT_NS 100000ull
