@@ -166,14 +166,14 @@ if [ "${2:-}" = "--fabric" ]; then
             status=1
         fi
     }
-    run "over tcp" FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
-    run "over tcp (net where libfabric has it)" SHMEM_OFI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
+    run "over tcp;ofi_rxm" "SHMEM_OFI_PROVIDER=tcp;ofi_rxm" SHMEM_OFI_DOMAIN=lo
+    run "over tcp (FI_PROVIDER=tcp: net where libfabric has it)" FI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
     run "over shm" SHMEM_OFI_PROVIDER=shm
     run "over shm, staged" SHMEM_OFI_PROVIDER=shm SHMEM_OFI_HMEM=staged
     for t in static_data heap_rma amo signals coll_team coll_small lock plan_run; do
         p=$(find "$b" -path "*tests/func/$t" -type f -perm -u+x | head -n 1)
         [ -n "$p" ] || continue
-        for v in FI_PROVIDER=tcp SHMEM_OFI_PROVIDER=tcp; do
+        for v in "SHMEM_OFI_PROVIDER=tcp;ofi_rxm" FI_PROVIDER=tcp; do
             if env SHMEM_HEAP=host SHMEM_FORCE_FABRIC=1 "$v" SHMEM_OFI_DOMAIN=lo \
                 timeout 300 "$osh" -np 2 "$p" >/dev/null 2>&1; then
                 echo "gpu-check: fabric $t (host heap, $v): passed"

@@ -51,6 +51,7 @@ static int load(void) {
         if (!(*slots[i] = dlsym(lib, names[i])))
             shmemi_fatal("libfabric.so.1 has no %s: %s", names[i], dlerror());
     uint32_t (*version)(void) = (uint32_t(*)(void))dlsym(lib, "fi_version");
+    shmemi_fi.version = version ? version() : 0;
     if (version && FI_MINOR(version()) < FI_MINOR_VERSION && shmemi.my_pe == 0)
         shmemi_warn("libfabric %u.%u is older than the %u.%u this library was built against",
                     FI_MAJOR(version()), FI_MINOR(version()), FI_MAJOR_VERSION, FI_MINOR_VERSION);

@@ -63,6 +63,7 @@ struct shmemi_fi_lib {
     struct fi_info *(*dupinfo)(const struct fi_info *info);
     int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
     const char *(*strerror)(int errnum);
+    uint32_t version; /* fi_version(): FI_VERSION(major, minor) */
 };
 extern struct shmemi_fi_lib shmemi_fi;
 #undef fi_allocinfo
