@@ -135,12 +135,12 @@ static void tcp_filter_admits_net(void) {
         net |= n == 3 && !strncmp(p, "net", 3);
         p += n + (p[n] == ',');
     }
-    char *wider = NULL;
-    if (tcp && !net && asprintf(&wider, "%s,net", f) > 0) {
-        setenv("FI_PROVIDER", wider, 1);
-        shmemi_debug("fabric: FI_PROVIDER=%s (libfabric %u.%u names tcp's RDM endpoints net)",
-                     wider, FI_MAJOR(shmemi_fi.version), FI_MINOR(shmemi_fi.version));
-    }
+    char *wider;
+    if (!tcp || net || asprintf(&wider, "%s,net", f) < 0)
+        return;
+    setenv("FI_PROVIDER", wider, 1);
+    shmemi_debug("fabric: FI_PROVIDER=%s (libfabric %u.%u names tcp's RDM endpoints net)", wider,
+                 FI_MAJOR(shmemi_fi.version), FI_MINOR(shmemi_fi.version));
     free(wider);
 }
 
