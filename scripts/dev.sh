@@ -142,7 +142,7 @@ fabric)
         -j "$JOBS" -L func -E 'np8|mpirun|leave|crash|kill'
     env SHMEM_FORCE_FABRIC=1 "SHMEM_OFI_PROVIDER=tcp;ofi_rxm" SHMEM_OFI_DOMAIN=lo \
         SHMEM_LAUNCHER=mpirun ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" \
-        -L func -E 'np8|mpirun|leave|crash|kill|finalize_late|progress_|quiet_others_'
+        -L func -E 'np8|mpirun|leave|crash|kill|finalize_late|tcp_filter|progress_|quiet_others_'
     # How a job ends (a PE that crashes, is killed, leaves or exits non-zero): under oshrun, and under
     # mpirun where the test has an mpirun form (the messages are the launcher's).
     env "${fab[@]}" ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -R 'leave|crash|kill' \
@@ -185,11 +185,11 @@ fabric)
         tag=d$(($$ % 10000000))
         trap 'sh $ns down $tag' EXIT
         sh $ns up $tag
-        # (finalize_late, progress_* and quiet_others_* pin their PEs to the loopback
-        # interface: one host only.)
+        # (finalize_late, tcp_filter, progress_* and quiet_others_* pin their PEs to the
+        # loopback interface: one host only.)
         env SHMEMI_NETNS=$tag SHMEM_LAUNCHER=mpirun SHMEM_MPIRUN="$ROOT/$ns" \
             ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" -L func \
-            -E 'np1$|np8|mpirun|leave|crash|kill|finalize_late|progress_|quiet_others_'
+            -E 'np1$|np8|mpirun|leave|crash|kill|finalize_late|tcp_filter|progress_|quiet_others_'
     else
         echo "== fabric: no run across network namespaces here: $why"
     fi
