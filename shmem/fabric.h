@@ -343,19 +343,28 @@ static inline void shmemi_fab_stall(struct fab_stall *s, struct fab_ep *e, int p
  * of its own (suffix: a string address's). */
 struct fi_info *shmemi_fab_fresh_info(const char *suffix);
 
+/* A post the provider refused for want of resources (-FI_EAGAIN), tried
+ * again: the progress (which frees them), the peer's bell, failed transfers,
+ * and SHMEM_OFI_TIMEOUT -- net refuses every post to a peer it cannot
+ * connect to, one that ended among them, and the retries must end. */
+struct fab_retry {
+    struct shmemi_spin spin;
+    struct fab_stall stall;
+    unsigned turn;
+    double deadline;
+};
+void shmemi_fab_retry(struct fab_retry *r, struct fab_ep *e, int pe, const char *what,
+                      const char *fn);
+
 /* Post with `call` (an expression that may use nothing but its arguments),
  * retrying while the provider is out of resources. */
 #define FAB_POST(e, pe, what, fn, call)                                                            \
     do {                                                                                           \
         ssize_t rc_;                                                                               \
-        struct shmemi_spin sp_ = {0};                                                              \
-        struct fab_stall st_ = {0};                                                                \
+        struct fab_retry rt_ = {0};                                                                \
         shmemi_fab_posting();                                                                      \
-        while ((rc_ = (call)) == -FI_EAGAIN) {                                                     \
-            shmemi_fab_progress(e);                                                                \
-            shmemi_fab_stall(&st_, e, pe);                                                         \
-            shmemi_spin(&sp_);                                                                     \
-        }                                                                                          \
+        while ((rc_ = (call)) == -FI_EAGAIN)                                                       \
+            shmemi_fab_retry(&rt_, e, pe, what, fn);                                               \
         if (rc_)                                                                                   \
             shmemi_fab_fail((int)rc_, what, pe, fn);                                               \
     } while (0)
