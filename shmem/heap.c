@@ -14,6 +14,7 @@
 #include "shmem/shmemi.h"
 
 #include "shmem/alloc.h"
+#include "shmem/liveness.h"
 #include "shmem/pages.h"
 
 #include <errno.h>
@@ -439,6 +440,7 @@ int shmemi_heap_init(void) {
          * not mapped: the fabric row reaches it (shmem/path_fabric.c). */
         if (memcmp(cards[pe].node, me.node, sizeof(me.node)) || shmemi.cfg.FORCE_FABRIC)
             continue;
+        shmemi_live_watch(pe, cards[pe].pid);
         shmemi.peers[pe].heap = map_peer(&cards[pe], cards[pe].heap_fd, total, 0, pe, "heap");
         if (!shmemi.peers[pe].heap)
             return -1;

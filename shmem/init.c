@@ -302,6 +302,8 @@ static void finalize(int implicit) {
 void shmem_global_exit(int status) {
     fflush(stdout);
     fflush(stderr);
+    if (shmemi.initialized && !shmemi.finalized)
+        shmemi_live_global_exit(status);
     shmemi_paths_abandon();
     if (shmemi.boot)
         shmemi.boot->abort(shmemi.boot, status, NULL);

@@ -13,7 +13,11 @@
  *    shmem_finalize has stayed blocked in one and the same wait, which only a
  *    peer could end, for LIVE_STUCK_MS: nobody is left to end those waits;
  *  - a PE that exits with a non-zero status says so; its launcher ends the
- *    job, and if it does not within LIVE_EXIT_GRACE_MS, the waiting PEs do.
+ *    job, and if it does not within LIVE_EXIT_GRACE_MS, the waiting PEs do;
+ *  - a PE of this node that ends without a word (killed by a signal, or
+ *    _exit before shmem_finalize) is seen by the others through a handle on
+ *    its process (pidfd): the same, its launcher's turn first (one that does
+ *    not watch exit statuses, or a PE's process that a wrapper outlives).
  *
  * Programs that leave main without shmem_finalize, at whatever times, keep
  * working: the finalize run at exit waits as long as some PE still runs.
@@ -35,11 +39,15 @@
 
 #include "shmem/engine.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +68,13 @@ static int64_t now_ms(void) {
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+/* The processes of this node's PEs: a pidfd each (readable once the
+ * process ended), fd -1 where the kernel has none (its pid is asked instead)
+ * or once the PE is known to have ended. */
+static struct pollfd *procs;
+static int32_t *proc_pid;
+static int64_t peer_died_at; /* when a peer was first seen ended without a word */
 
 /* Copies of the records of PEs reached through the fabric. */
 static struct shmemi_live *copies;
@@ -160,7 +175,10 @@ static int only_peers_can_end(void) {
 /* "PE 3 left the program ...": why a PE will not take part any more. */
 static void describe_gone(int pe, uint32_t phase, char *buf, size_t len) {
     const struct shmemi_live *l = live_of(pe);
-    if (phase == SHMEMI_LIVE_EXITED)
+    if (phase == SHMEMI_LIVE_EXITED && __atomic_load_n(&l->global, __ATOMIC_RELAXED))
+        snprintf(buf, len, "PE %d called shmem_global_exit(%d)", pe,
+                 (int)__atomic_load_n(&l->status, __ATOMIC_RELAXED));
+    else if (phase == SHMEMI_LIVE_EXITED)
         snprintf(buf, len, "PE %d exited with status %d without calling shmem_finalize", pe,
                  (int)__atomic_load_n(&l->status, __ATOMIC_RELAXED));
     else if (__atomic_load_n(&l->implicit, __ATOMIC_RELAXED))
@@ -195,7 +213,77 @@ static void peer_exited(int pe, int64_t now) {
     fflush(stderr);
     shmemi_paths_abandon();
     shmemi.boot->abort(shmemi.boot, status, NULL);
+    if (__atomic_load_n(&live_of(pe)->global, __ATOMIC_RELAXED))
+        _exit(status);
     _exit(status & 0xff ? status & 0xff : 1);
+}
+
+/* ---------------------------------------------------- processes of this node */
+
+void shmemi_live_watch(int pe, int pid) {
+    if (!procs) {
+        procs = malloc((size_t)shmemi.n_pes * sizeof(*procs));
+        proc_pid = calloc((size_t)shmemi.n_pes, sizeof(*proc_pid));
+        if (!procs || !proc_pid)
+            shmemi_fatal("shmem_init: out of memory");
+        for (int i = 0; i < shmemi.n_pes; i++)
+            procs[i] = (struct pollfd){.fd = -1, .events = POLLIN};
+    }
+#ifdef SYS_pidfd_open
+    procs[pe].fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    if (procs[pe].fd >= 0)
+        fcntl(procs[pe].fd, F_SETFD, FD_CLOEXEC);
+#endif
+    proc_pid[pe] = pid;
+}
+
+static void unwatch(int pe) {
+    if (procs[pe].fd >= 0)
+        close(procs[pe].fd);
+    procs[pe].fd = -1;
+    proc_pid[pe] = 0;
+}
+
+/* A peer of this node ended without shmem_finalize and without an exit
+ * status (the exit handler did not run): its launcher ends the job; should
+ * it not within LIVE_EXIT_GRACE_MS, end it here. */
+static void peer_died(int pe, uint32_t phase, int64_t now) {
+    if (!peer_died_at)
+        peer_died_at = now;
+    if (now - peer_died_at < LIVE_EXIT_GRACE_MS)
+        return;
+    fflush(stdout);
+    fprintf(stderr,
+            "[PE %d] shmem: PE %d (pid %d) ended %s without an exit status (killed by a "
+            "signal?) while PE %d waits in %s: ending the job\n",
+            shmemi.my_pe, pe, (int)proc_pid[pe],
+            phase == SHMEMI_LIVE_RUNNING ? "before shmem_finalize" : "inside shmem_finalize",
+            shmemi.my_pe, my_routine());
+    fflush(stderr);
+    shmemi_paths_abandon();
+    shmemi.boot->abort(shmemi.boot, 1, NULL);
+    _exit(1);
+}
+
+/* The processes of this node's PEs that ended: fine after shmem_finalize or
+ * with an exit status (peer_exited's business); else the job ends. One system
+ * call for them all. */
+static void look_at_processes(int64_t now) {
+    if (!procs)
+        return;
+    int ended = poll(procs, (nfds_t)shmemi.n_pes, 0) > 0;
+    for (int pe = 0; pe < shmemi.n_pes; pe++) {
+        int gone = procs[pe].fd >= 0 ? ended && procs[pe].revents
+                   : proc_pid[pe]    ? kill(proc_pid[pe], 0) && errno == ESRCH
+                                     : 0;
+        if (!gone)
+            continue;
+        uint32_t ph = phase_of(pe);
+        if (ph == SHMEMI_LIVE_DONE || ph == SHMEMI_LIVE_EXITED)
+            unwatch(pe);
+        else
+            peer_died(pe, ph, now);
+    }
 }
 
 /* ------------------------------------------------------------- waiting */
@@ -239,6 +327,7 @@ void shmemi_live_wait(struct shmemi_spin *s) {
         return;
     s->next_ms = now + LIVE_TICK_MS;
     beat(s);
+    look_at_processes(now);
     /* PEs of other nodes cost a get each: looked at less often. */
     static int64_t remote_next;
     int remote = copies && now >= __atomic_load_n(&remote_next, __ATOMIC_RELAXED);
@@ -406,6 +495,7 @@ void shmemi_live_finalize(int implicit) {
         int64_t now = now_ms();
         if (now >= next) {
             next = now + LIVE_TICK_MS;
+            look_at_processes(now);
             if (all_stuck(&st, now))
                 report_stuck();
         }
@@ -416,6 +506,19 @@ void shmemi_live_finalize(int implicit) {
     free(st.beat);
 done:
     __atomic_store_n(&l->phase, SHMEMI_LIVE_DONE, __ATOMIC_RELEASE);
+    for (int pe = 0; procs && pe < shmemi.n_pes; pe++)
+        unwatch(pe);
+    free(procs);
+    free(proc_pid);
+    procs = NULL;
+    proc_pid = NULL;
+}
+
+void shmemi_live_global_exit(int status) {
+    struct shmemi_live *l = mine();
+    __atomic_store_n(&l->status, status, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->global, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&l->phase, SHMEMI_LIVE_EXITED, __ATOMIC_RELEASE);
 }
 
 void shmemi_live_exit(int status) {

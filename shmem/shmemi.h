@@ -87,8 +87,8 @@ struct shmemi_live {
     _Alignas(SHMEMI_CACHELINE) uint32_t phase; /* SHMEMI_LIVE_*, stored last (release) */
     uint32_t implicit; /* the finalize runs at exit: the program did not call it */
     int32_t status;    /* EXITED: the exit status */
-    uint32_t pad;
-    uint64_t epoch; /* barriers of all PEs done when the phase changed */
+    uint32_t global;   /* EXITED: by shmem_global_exit (the job's status is the PE's) */
+    uint64_t epoch;    /* barriers of all PEs done when the phase changed */
     /* The wait a thread of this PE is blocked in, published by the slow
      * path of shmemi_spin: its number (0: none yet), a beat that advances
      * while it lasts, whether at the last beat only a peer could end it (one
