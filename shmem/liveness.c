@@ -75,6 +75,7 @@ static int64_t now_ms(void) {
 static struct pollfd *procs;
 static int32_t *proc_pid;
 static int64_t peer_died_at; /* when a peer was first seen ended without a word */
+static pthread_mutex_t looking = PTHREAD_MUTEX_INITIALIZER; /* at procs */
 
 /* Copies of the records of PEs reached through the fabric. */
 static struct shmemi_live *copies;
@@ -269,7 +270,8 @@ static void peer_died(int pe, uint32_t phase, int64_t now) {
  * with an exit status (peer_exited's business); else the job ends. One system
  * call for them all. */
 static void look_at_processes(int64_t now) {
-    if (!procs)
+    /* One thread at a time (the others' waits look at the next beat). */
+    if (!procs || pthread_mutex_trylock(&looking))
         return;
     int ended = poll(procs, (nfds_t)shmemi.n_pes, 0) > 0;
     for (int pe = 0; pe < shmemi.n_pes; pe++) {
@@ -284,6 +286,7 @@ static void look_at_processes(int64_t now) {
         else
             peer_died(pe, ph, now);
     }
+    pthread_mutex_unlock(&looking);
 }
 
 /* ------------------------------------------------------------- waiting */
@@ -506,12 +509,14 @@ void shmemi_live_finalize(int implicit) {
     free(st.beat);
 done:
     __atomic_store_n(&l->phase, SHMEMI_LIVE_DONE, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&looking);
     for (int pe = 0; procs && pe < shmemi.n_pes; pe++)
         unwatch(pe);
     free(procs);
     free(proc_pid);
     procs = NULL;
     proc_pid = NULL;
+    pthread_mutex_unlock(&looking);
 }
 
 void shmemi_live_global_exit(int status) {
