@@ -512,11 +512,6 @@ void shmemi_fab_progress_stop(void) {
 
 /* ----------------------------------------------------------- waiting */
 
-/* One turn of a wait for the fabric on e: every 16 turns, end the job on a
- * failed transfer (each look at the failure count runs the provider's
- * progress once more: a system call over sockets, on the way of the reply a
- * round trip waits for); every 256, when the wait has run past
- * SHMEM_OFI_TIMEOUT (pe < 0: transfers to several PEs). */
 /* What every turn of a wait or a retried post runs: the peer's bell; every
  * 16 turns, an end to the job on a failed transfer (each look at the failure
  * count runs the provider's progress once more: a system call over sockets,
