@@ -195,6 +195,18 @@ static const char *my_routine(void) {
     return shmemi_routine ? shmemi_routine : "a wait of the library";
 }
 
+/* End the job with `status`, saying why: "<gone> while PE n waits in <routine>". */
+static void end_job(const char *gone, int status) __attribute__((noreturn));
+static void end_job(const char *gone, int status) {
+    fflush(stdout);
+    fprintf(stderr, "[PE %d] shmem: %s while PE %d waits in %s: ending the job\n", shmemi.my_pe,
+            gone, shmemi.my_pe, my_routine());
+    fflush(stderr);
+    shmemi_paths_abandon();
+    shmemi.boot->abort(shmemi.boot, status, NULL);
+    _exit(status);
+}
+
 /* A peer exited non-zero: its launcher ends the job. Should it not (a
  * launcher that does not watch exit statuses), end it here, with that
  * status. */
@@ -208,15 +220,10 @@ static void peer_exited(int pe, int64_t now) {
     char gone[256];
     describe_gone(pe, SHMEMI_LIVE_EXITED, gone, sizeof(gone));
     int status = (int)__atomic_load_n(&live_of(pe)->status, __ATOMIC_RELAXED);
-    fflush(stdout);
-    fprintf(stderr, "[PE %d] shmem: %s while PE %d waits in %s: ending the job\n", shmemi.my_pe,
-            gone, shmemi.my_pe, my_routine());
-    fflush(stderr);
-    shmemi_paths_abandon();
-    shmemi.boot->abort(shmemi.boot, status, NULL);
-    if (__atomic_load_n(&live_of(pe)->global, __ATOMIC_RELAXED))
-        _exit(status);
-    _exit(status & 0xff ? status & 0xff : 1);
+    /* shmem_global_exit's status is the job's, 0 included. */
+    if (!__atomic_load_n(&live_of(pe)->global, __ATOMIC_RELAXED))
+        status = status & 0xff ? status & 0xff : 1;
+    end_job(gone, status);
 }
 
 /* ---------------------------------------------------- processes of this node */
@@ -253,17 +260,13 @@ static void peer_died(int pe, uint32_t phase, int64_t now) {
         peer_died_at = now;
     if (now - peer_died_at < LIVE_EXIT_GRACE_MS)
         return;
-    fflush(stdout);
-    fprintf(stderr,
-            "[PE %d] shmem: PE %d (pid %d) ended %s without an exit status (killed by a "
-            "signal?) while PE %d waits in %s: ending the job\n",
-            shmemi.my_pe, pe, (int)proc_pid[pe],
-            phase == SHMEMI_LIVE_RUNNING ? "before shmem_finalize" : "inside shmem_finalize",
-            shmemi.my_pe, my_routine());
-    fflush(stderr);
-    shmemi_paths_abandon();
-    shmemi.boot->abort(shmemi.boot, 1, NULL);
-    _exit(1);
+    char gone[256];
+    snprintf(gone, sizeof(gone),
+             "PE %d (pid %d) ended %s without an exit status (killed by a "
+             "signal?)",
+             pe, (int)proc_pid[pe],
+             phase == SHMEMI_LIVE_RUNNING ? "before shmem_finalize" : "inside shmem_finalize");
+    end_job(gone, 1);
 }
 
 /* The processes of this node's PEs that ended: fine after shmem_finalize or
