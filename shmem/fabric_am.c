@@ -8,12 +8,14 @@
  * Each PE's main endpoint keeps receive buffers posted (below). A request
  * (AMO, PUT with its payload, GET) goes from the initiator's main endpoint to
  * the target's; whichever thread of the target reads it from the completion
- * queue (its progress thread, or a thread waiting in the library) queues it,
- * and once out of the queue-reading loop, with the queue's lock held, carries
- * it out (a CPU atomic on host memory, the GPU runtime for the device heap)
- * and sends the reply (the old value, or the data of a GET) from one of
- * AM_SLOTS reply buffers. A request waits in that queue until a reply buffer
- * is free and the send is accepted, and it is carried out exactly once.
+ * queue (its progress thread, or a thread waiting in the library) carries it
+ * out (a CPU atomic on host memory, the GPU runtime for the device heap) and
+ * sends the reply (the old value, or the data of a GET) from one of AM_SLOTS
+ * reply buffers, at once where nothing waits before it (an AMO's round trip:
+ * no queue, no allocation), else from a queue of pending requests, with the
+ * queue's lock held, once out of the queue-reading loop. A request waits in
+ * that queue until a reply buffer is free and the send is accepted, and it
+ * is carried out exactly once.
  * Requests of one initiator run in the order sent: the providers keep
  * messages in order (FI_ORDER_SAS), an initiator numbers its requests to a
  * PE as it posts them, and the target carries them out by number (two of its
@@ -118,6 +120,7 @@ struct am_buf {
     char *data;             /* AM_BYTES; a message in a multi buffer: the message */
     struct am_multi *multi; /* the multi buffer the message is in, or NULL */
     char *copy;             /* the message copied aside (it was not aligned), or NULL */
+    int own;                /* a message in a multi buffer, queued: this is allocated */
 };
 
 /* A mailbox: the last message's bytes and sequence number (release). */
@@ -213,7 +216,8 @@ static void release(struct am_buf *b) {
     int rc;
     if (u) {
         free(b->copy);
-        free(b);
+        if (b->own)
+            free(b);
         rc = multi_drop(u);
     } else {
         rc = repost(b);
@@ -411,66 +415,64 @@ static struct am_buf *free_slot(void) {
     return NULL;
 }
 
+/* Carry out request b and answer it: whether b is done with (its reply, if
+ * it has one, accepted by the provider). If not, it waits for a reply slot or
+ * for the provider, carried out already if b->done. Under am.lock, in its
+ * sender's order. */
+static int answer(struct am_buf *b) {
+    const struct am_msg *m = (const struct am_msg *)b->data;
+    switch (m->type) { /* no reply */
+    case AM_STORE: store(m); return 1;
+    case AM_POST: amo_here(m); return 1;
+    case AM_MAIL: mail(m); return 1;
+    default: break;
+    }
+    if (!b->done) {
+        if (!(b->slot = free_slot()))
+            return 0;
+        execute(b, b->slot);
+        b->done = 1;
+    }
+    struct iovec iov = {b->slot->data, AM_LEN(b->slot->reply_len)};
+    struct fi_msg msg = {.msg_iov = &iov,
+                         .desc = &am.desc,
+                         .iov_count = 1,
+                         .addr = shmemi_fab.peers[m->src].addr,
+                         .context = b->slot};
+    /* A small reply (an AMO's old value) needs no completion: its slot is
+     * free once the provider took it. */
+    int inject = iov.iov_len <= shmemi_fab.inject;
+    ssize_t rc = inject ? fi_inject(shmemi_fab.main.ep, iov.iov_base, iov.iov_len, msg.addr)
+                        : fi_sendmsg(shmemi_fab.main.ep, &msg, FI_COMPLETION);
+    if (rc == -FI_EAGAIN)
+        return 0; /* answered at the next progress */
+    if (rc)
+        shmemi_fab_fail((int)rc, "a reply", m->src, am_fn);
+    if (inject)
+        __atomic_store_n(&b->slot->busy, 0, __ATOMIC_RELEASE);
+    b->done = 0;
+    b->slot = NULL;
+    return 1;
+}
+
 /* Carry out and answer the pending requests, in order, while reply slots and
  * the provider take them; how many (their buffers are posted again). Under
  * am.lock. */
 static int flush(void) {
     int done = 0;
-    for (;; done++) {
-        if (!am.head)
-            return done;
-        struct am_buf *b = am.head;
-        const struct am_msg *h = (const struct am_msg *)b->data;
+    for (struct am_buf *b; (b = am.head); done++) {
+        const struct am_msg *m = (const struct am_msg *)b->data;
         /* An earlier request of the same PE is still on its way into the
          * queue (another thread read it): it comes first. */
-        if (h->seq != am.seq_in[h->src])
+        if (m->seq != am.seq_in[m->src] || !answer(b))
             return done;
-        if (h->type == AM_STORE || h->type == AM_MAIL || h->type == AM_POST) {
-            if (h->type == AM_STORE)
-                store(h);
-            else if (h->type == AM_POST)
-                amo_here(h);
-            else
-                mail(h);
-            am.seq_in[h->src]++;
-            am.head = b->next;
-            if (!am.head)
-                am.tail = NULL;
-            release(b);
-            continue;
-        }
-        if (!b->done) {
-            if (!(b->slot = free_slot()))
-                return done;
-            execute(b, b->slot);
-            b->done = 1;
-        }
-        const struct am_msg *m = (const struct am_msg *)b->data;
-        struct iovec iov = {b->slot->data, AM_LEN(b->slot->reply_len)};
-        struct fi_msg msg = {.msg_iov = &iov,
-                             .desc = &am.desc,
-                             .iov_count = 1,
-                             .addr = shmemi_fab.peers[m->src].addr,
-                             .context = b->slot};
-        /* A small reply (an AMO's old value) needs no completion: its slot
-         * is free once the provider took it. */
-        int inject = iov.iov_len <= shmemi_fab.inject;
-        ssize_t rc = inject ? fi_inject(shmemi_fab.main.ep, iov.iov_base, iov.iov_len, msg.addr)
-                            : fi_sendmsg(shmemi_fab.main.ep, &msg, FI_COMPLETION);
-        if (rc == -FI_EAGAIN)
-            return done; /* answered at the next progress */
-        if (!rc && inject)
-            __atomic_store_n(&b->slot->busy, 0, __ATOMIC_RELEASE);
-        if (rc)
-            shmemi_fab_fail((int)rc, "a reply", m->src, am_fn);
         am.seq_in[m->src]++;
         am.head = b->next;
         if (!am.head)
             am.tail = NULL;
-        b->done = 0;
-        b->slot = NULL;
         release(b);
     }
+    return done;
 }
 
 /* ------------------------------------------------------------ completions */
@@ -486,17 +488,15 @@ static void reply_in(struct am_buf *b) {
     release(b);
 }
 
-/* The message a completion of multi buffer u brings, or NULL (the
- * provider only gave u back). */
-static struct am_buf *multi_in(const struct fi_cq_data_entry *e) {
+/* The message a completion of multi buffer u brings, described in *b;
+ * whether there is one (else the provider only gave u back). */
+static int multi_in(const struct fi_cq_data_entry *e, struct am_buf *b) {
     struct am_multi *u = e->op_context;
-    struct am_buf *b = NULL;
-    if (e->len) {
+    int got = e->len != 0;
+    if (got) {
         if (e->len < sizeof(struct am_msg) || (char *)e->buf < u->data ||
             e->len > AM_MULTI_BYTES - (size_t)((char *)e->buf - u->data))
             shmemi_fatal("%s: a message of %zu bytes outside its buffer", am_fn, e->len);
-        if (!(b = malloc(sizeof *b)))
-            shmemi_fatal("%s: out of memory for a message", am_fn);
         *b = (struct am_buf){.kind = FAB_KIND_AM_RECV, .data = e->buf, .multi = u};
         if ((uintptr_t)e->buf % AM_ALIGN) {
             /* Not where the sender's lengths put it: a copy to read it from. */
@@ -515,7 +515,7 @@ static struct am_buf *multi_in(const struct fi_cq_data_entry *e) {
         if (rc)
             shmemi_fab_fail(rc, "posting a receive", -1, am_fn);
     }
-    return b;
+    return got;
 }
 
 void shmemi_fab_am_completion(const struct fi_cq_data_entry *e) {
@@ -532,10 +532,11 @@ void shmemi_fab_am_completion(const struct fi_cq_data_entry *e) {
             __atomic_store_n(&((struct am_buf *)e->op_context)->busy, 0, __ATOMIC_RELEASE);
         }
     } else if (kind == FAB_KIND_AM_RECV || kind == FAB_KIND_AM_MULTI) {
-        struct am_buf *b = e->op_context;
+        struct am_buf *b = e->op_context, in;
         if (kind == FAB_KIND_AM_MULTI) {
-            if (!(b = multi_in(e)))
+            if (!multi_in(e, &in))
                 return;
+            b = &in;
         } else if (!__atomic_sub_fetch(&am.recvs, 1, __ATOMIC_RELAXED)) {
             __atomic_store_n(&am.dry, 1, __ATOMIC_RELAXED);
         }
@@ -548,6 +549,19 @@ void shmemi_fab_am_completion(const struct fi_cq_data_entry *e) {
             shmemi_fatal("%s: a message from PE %d, of a job of %d PEs", am_fn, m->src,
                          shmemi.n_pes);
         pthread_mutex_lock(&am.lock);
+        if (!am.head && m->seq == am.seq_in[m->src] && answer(b)) {
+            /* Nothing waits before it: carried out and answered at once. */
+            am.seq_in[m->src]++;
+            pthread_mutex_unlock(&am.lock);
+            release(b);
+            return;
+        }
+        if (b == &in) { /* queued: its description outlives this call */
+            if (!(b = malloc(sizeof *b)))
+                shmemi_fatal("%s: out of memory for a message", am_fn);
+            *b = in;
+            b->own = 1;
+        }
         /* Before the first queued request of the same PE numbered after it
          * (queued meanwhile by another thread), else last. */
         struct am_buf **at = &am.head;
@@ -568,16 +582,19 @@ void shmemi_fab_am_completion(const struct fi_cq_data_entry *e) {
 int shmemi_fab_am_idle(void) { return !am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED); }
 
 /* Called by every progress call of the main endpoint, out of the loop that
- * reads its queue: carry out what came. Whether that posted receive buffers
- * again after every one was taken: more messages may wait for them. */
+ * reads its queue: carry out what waits in the queue. Whether receive
+ * buffers were posted again after every one was taken: more messages may
+ * wait in the provider for them. */
 int shmemi_fab_am_progress(void) {
-    if (!am.open || !__atomic_load_n(&am.head, __ATOMIC_RELAXED))
+    if (!am.open)
         return 0;
-    if (pthread_mutex_trylock(&am.lock))
-        return 0; /* another thread is at it */
-    int done = flush();
-    pthread_mutex_unlock(&am.lock);
-    return done && __atomic_load_n(&am.dry, __ATOMIC_RELAXED) &&
+    /* Unless another thread is at it. */
+    if (__atomic_load_n(&am.head, __ATOMIC_RELAXED) && !pthread_mutex_trylock(&am.lock)) {
+        flush();
+        pthread_mutex_unlock(&am.lock);
+    }
+    return __atomic_load_n(&am.dry, __ATOMIC_RELAXED) &&
+           __atomic_load_n(&am.recvs, __ATOMIC_RELAXED) &&
            __atomic_exchange_n(&am.dry, 0, __ATOMIC_RELAXED);
 }
 
@@ -631,27 +648,37 @@ static void send_req(struct am_send *s, struct am_req *q, int pe, size_t len) {
     POST_REQUEST(h, pe, q->fn, fi_sendmsg(shmemi_fab.main.ep, &m, FI_COMPLETION));
 }
 
-static struct am_msg *header(struct am_send *s, const struct shmemi_route *r, uint32_t type,
-                             struct am_req *q) {
-    struct am_msg *m = (struct am_msg *)s->data;
-    *m = (struct am_msg){.type = type,
-                         .src = shmemi.my_pe,
-                         .req = (uint64_t)(uintptr_t)q,
-                         .region = (uint32_t)r->region,
-                         .off = r->off};
-    return m;
+static struct am_msg header(const struct shmemi_route *r, uint32_t type, struct am_req *q) {
+    return (struct am_msg){.type = type,
+                           .src = shmemi.my_pe,
+                           .req = (uint64_t)(uintptr_t)q,
+                           .region = (uint32_t)r->region,
+                           .off = r->off};
+}
+
+/* A request of a header only (an AMO, a GET, a SYNC) to pe for q: where the
+ * provider injects it, from h itself, without a send buffer. */
+static void send_bare(struct am_msg *h, struct am_req *q, int pe) {
+    if (sizeof *h > shmemi_fab.inject) {
+        struct am_send *s = send_buf();
+        memcpy(s->data, h, sizeof *h);
+        send_req(s, q, pe, 0);
+        return;
+    }
+    __atomic_fetch_add(&q->q.pending, 1, __ATOMIC_RELAXED);
+    POST_REQUEST(h, pe, q->fn,
+                 fi_inject(shmemi_fab.main.ep, h, sizeof *h, shmemi_fab.peers[pe].addr));
 }
 
 void shmemi_fab_am_amo(const struct shmemi_route *r, enum shmemi_amo_op op, size_t size,
                        uint64_t value, uint64_t cond, uint64_t *old, const char *fn) {
     struct am_req q = {{FAB_KIND_REQ, r->pe, 0}, 0, NULL, 0, fn};
-    struct am_send *s = send_buf();
-    struct am_msg *m = header(s, r, AM_AMO, &q);
-    m->op = (uint32_t)op;
-    m->len = size;
-    m->value = value;
-    m->cond = cond;
-    send_req(s, &q, r->pe, 0);
+    struct am_msg m = header(r, AM_AMO, &q);
+    m.op = (uint32_t)op;
+    m.len = size;
+    m.value = value;
+    m.cond = cond;
+    send_bare(&m, &q, r->pe);
     shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
     if (old)
         *old = size == 4 ? (uint32_t)q.value : q.value;
@@ -665,7 +692,8 @@ void shmemi_fab_am_put(const struct shmemi_route *r, const void *src, size_t n, 
         while (__atomic_load_n(&q.q.pending, __ATOMIC_ACQUIRE) > 2)
             shmemi_fab_progress(&shmemi_fab.main);
         struct am_send *s = send_buf();
-        struct am_msg *m = header(s, r, AM_PUT, &q);
+        struct am_msg *m = (struct am_msg *)s->data;
+        *m = header(r, AM_PUT, &q);
         m->off += done;
         m->len = k;
         shmemi_local_copy(m + 1, (const char *)src + done, k, fn);
@@ -680,11 +708,10 @@ void shmemi_fab_am_get(void *dst, const struct shmemi_route *r, size_t n, const 
         size_t k = n - done < AM_PAYLOAD ? n - done : AM_PAYLOAD;
         while (__atomic_load_n(&q.q.pending, __ATOMIC_ACQUIRE) > 2)
             shmemi_fab_progress(&shmemi_fab.main);
-        struct am_send *s = send_buf();
-        struct am_msg *m = header(s, r, AM_GET, &q);
-        m->off += done;
-        m->len = k;
-        send_req(s, &q, r->pe, 0);
+        struct am_msg m = header(r, AM_GET, &q);
+        m.off += done;
+        m.len = k;
+        send_bare(&m, &q, r->pe);
     }
     shmemi_fab_wait_req(&shmemi_fab.main, &q.q, fn);
 }
@@ -761,10 +788,9 @@ void shmemi_fab_am_sync(const int *pes, int n, const char *fn) {
         for (int i = 0; i < k; i++) {
             int pe = pes[first + i];
             q[i] = (struct am_req){{FAB_KIND_REQ, pe, 0}, 0, NULL, 0, fn};
-            struct am_send *s = send_buf();
-            *(struct am_msg *)s->data = (struct am_msg){
+            struct am_msg m = {
                 .type = AM_SYNC, .src = shmemi.my_pe, .req = (uint64_t)(uintptr_t)&q[i]};
-            send_req(s, &q[i], pe, 0);
+            send_bare(&m, &q[i], pe);
         }
         for (int i = 0; i < k; i++)
             shmemi_fab_wait_req(&shmemi_fab.main, &q[i].q, fn);
