@@ -365,6 +365,7 @@ void shmemi_fab_retry(struct fab_retry *r, struct fab_ep *e, int pe, const char 
         shmemi_fab_posting();                                                                      \
         while ((rc_ = (call)) == -FI_EAGAIN)                                                       \
             shmemi_fab_retry(&rt_, e, pe, what, fn);                                               \
+        shmemi_spin_end(&rt_.spin);                                                                \
         if (rc_)                                                                                   \
             shmemi_fab_fail((int)rc_, what, pe, fn);                                               \
     } while (0)
@@ -374,9 +375,10 @@ int shmemi_fab_am_open(void);
 void shmemi_fab_am_close(void);
 /* Handle a completion of the main endpoint's queue (a message or a reply). */
 void shmemi_fab_am_completion(const struct fi_cq_data_entry *e);
-/* Carry out and answer the messages that came (after reading the queue);
- * whether that gave the provider receive buffers again after it had none
- * (read the queue again: messages may have waited for them). */
+/* Carry out and answer the messages queued while the queue was read (those
+ * nothing waited before were answered at once); whether the provider has
+ * receive buffers again after it had none (read the queue again: messages
+ * may have waited for them). */
 int shmemi_fab_am_progress(void);
 int shmemi_fab_am_idle(void);
 /* An AMO carried out by the target: the old value into *old (may be NULL). */

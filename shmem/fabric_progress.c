@@ -60,6 +60,16 @@ static struct {
  * thread that has just left the library to compute must not cost a peer
  * that second ring. */
 #define APP_SERVES_NS 10000ull
+/* Or within APP_WAITS_NS while one of them is in a wait that runs the
+ * progress (shmemi_waits_serving): it lost its core for a while, and serves
+ * the peer as soon as it has it again. A thread woken to serve in its stead
+ * takes a core too, on a node whose cores all run PEs another PE's, whose
+ * waits then outlast BELL_AFTER_NS and ring in turn: fetching AMOs over net
+ * from a PE that waited in a barrier, on 2 CPUs, woke its thread 450 times a
+ * second and took the initiator's core 530 times a second (OSHMEM's PEs
+ * lost theirs 60 times). Beyond it, the thread serves: the waiting thread
+ * has not had a core for a time slice or more. */
+#define APP_WAITS_NS 4000000ull
 
 /* Rounds of messages carried out and queue read again in one progress call. */
 #define AM_ROUNDS 64
@@ -330,9 +340,11 @@ static void serve_for(uint64_t *until, uint64_t ns) {
     *until = t > *until ? t : *until;
 }
 
-/* An application's thread ran the progress lately (APP_SERVES_NS). */
+/* An application's thread runs the progress (APP_SERVES_NS, APP_WAITS_NS). */
 static int app_serves(void) {
-    return shmemi_now_ns() - __atomic_load_n(&prog.app_ns, __ATOMIC_RELAXED) < APP_SERVES_NS;
+    uint64_t since = shmemi_now_ns() - __atomic_load_n(&prog.app_ns, __ATOMIC_RELAXED);
+    return since < APP_SERVES_NS ||
+           (since < APP_WAITS_NS && __atomic_load_n(&shmemi_waits_serving, __ATOMIC_RELAXED));
 }
 
 /* A ring that asks for ns of serving: whether the thread serves (not while

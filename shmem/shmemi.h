@@ -474,6 +474,7 @@ struct shmemi_spin {
     int slot;           /* the watch slot claimed when armed; -1: counted in `any` */
     int in_ctl;         /* the watch lies in the owner's control block (watched_ctl) */
     int blocking;       /* the spin phase is over */
+    int serves;         /* counted in shmemi_waits_serving */
     uint32_t seq;       /* the wake word when armed */
     uint32_t sleep_us;  /* the next sleep's timeout */
     uint32_t budget_us; /* the spin phase that ended in the sleep */
@@ -502,6 +503,11 @@ void shmemi_spin_disarm(struct shmemi_spin *s);
 /* Another thread wants this thread's core: the job has more PEs than CPUs,
  * or the thread lost its core in a wait lately (its waits yield). */
 int shmemi_spin_yields(void);
+/* Application threads in a wait that runs the progress of a row whose
+ * transfers move only inside its calls (atomic): a peer's transfer into this
+ * PE moves as soon as such a thread has its core again. */
+extern int shmemi_waits_serving;
+void shmemi_spin_served(struct shmemi_spin *s);
 static inline void shmemi_spin(struct shmemi_spin *s) {
     if (SHMEMI_LIKELY(++s->n < __atomic_load_n(&shmemi_spin_turns, __ATOMIC_RELAXED))) {
         sdma_cpu_relax();
@@ -512,6 +518,8 @@ static inline void shmemi_spin(struct shmemi_spin *s) {
 static inline void shmemi_spin_end(struct shmemi_spin *s) {
     if (SHMEMI_UNLIKELY(s->armed))
         shmemi_spin_disarm(s);
+    if (SHMEMI_UNLIKELY(s->serves))
+        shmemi_spin_served(s);
 }
 
 /* After a store into [addr, addr + len) of PE pe's memory as mapped here

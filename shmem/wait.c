@@ -107,6 +107,13 @@ void shmemi_wait_node_cpus(int pes, int cpus) {
 
 int shmemi_spin_yields(void) { return crowded || busy_at_ns; }
 
+int shmemi_waits_serving;
+
+void shmemi_spin_served(struct shmemi_spin *s) {
+    s->serves = 0;
+    __atomic_fetch_sub(&shmemi_waits_serving, 1, __ATOMIC_RELAXED);
+}
+
 static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
     return syscall(SYS_futex, w, op, v, ts, NULL, 0);
 }
@@ -302,6 +309,10 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
      * 12.3). */
     if (shmemi_paths_progress()) {
         __atomic_store_n(&shmemi_spin_turns, PROGRESS_SPIN_TURNS, __ATOMIC_RELAXED);
+        if (!s->serves) {
+            s->serves = 1;
+            __atomic_fetch_add(&shmemi_waits_serving, 1, __ATOMIC_RELAXED);
+        }
         s->blocking = 0;
         if (!s->since_ns) {
             s->since_ns = s->look_ns = shmemi_now_ns();
