@@ -324,6 +324,11 @@ void shmemi_fab_bell_close(void);
  * 0: none came). */
 uint64_t shmemi_fab_bell_sleep(long us);
 uint64_t shmemi_fab_bell_rung(void);
+/* The rings last read came while this PE's own threads serve the peers: the
+ * ringers hear so, and ring later for a while. */
+void shmemi_fab_bell_hush(void);
+/* The waits that served the peers ended: the hushed ringers ring as before. */
+void shmemi_fab_bell_unhush(void);
 void shmemi_fab_bell_wake(void); /* the progress thread's sleep ends (its stop) */
 /* A wait for transfers to pe (-1: every PE e posted to) that may need the
  * peer's progress: called every turn, it rings the peer's bell once the wait

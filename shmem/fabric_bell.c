@@ -23,7 +23,15 @@
  * until a little past that (fabric_progress.c), then sleeps again. A peer that waits in
  * the library meanwhile runs its own progress and is never rung for; a get
  * from a PE that computes is served a ring later. Anything else that reaches
- * the port only wakes the thread for a while. */
+ * the port only wakes the thread for a while.
+ *
+ * A ring that finds a thread of the PE's own serving the peers (a wait in
+ * the library that lost its core for a moment: fabric_progress.c) is
+ * answered by a hush: for BELL_HUSH_NS the ringer rings that PE only once a
+ * wait has lasted BELL_HUSHED_NS -- or until the PE's waits that served it
+ * ended, which the PE then says (an unhush). Rings go out from a second
+ * socket of the ringer's, which only collects hushes and which nobody sleeps
+ * on: neither wakes a thread. */
 #define _GNU_SOURCE
 #include "shmem/fabric.h"
 
@@ -64,13 +72,33 @@
  * wait of one PE of a thousand would send a million datagrams a second, and
  * wake every PE's thread a thousand times). */
 #define BELL_ALL_NS 100000000ull
+/* How long a hush holds, and the wait after which a hushed PE is rung
+ * anyway: its threads may have left the library to compute since. Every
+ * ring wakes the rung thread, which takes a core on a node whose cores all
+ * run PEs, and the waits it delays ring in turn: fetching AMOs over net
+ * from a PE in a barrier, on 2 CPUs, woke that PE's thread 120-180 times a
+ * second without hushes. */
+#define BELL_HUSH_NS 50000000ull
+#define BELL_HUSHED_NS 1000000ull
+/* Ringers answered at once at most. */
+#define BELL_FROM 8
 
 static struct {
     int fd;   /* the datagram socket, or -1 */
+    int out;  /* rings go from it, hushes come to it; or -1 */
     int stop; /* the thread's sleep ends (atomic) */
     struct sockaddr_storage *peers;
-    socklen_t len; /* of every address: one family for the job */
-} bell = {.fd = -1};
+    socklen_t len;    /* of every address: one family for the job */
+    uint64_t *hushed; /* [n_pes]: until when each PE's rings wait (ns, atomic) */
+    /* Where the rings the thread read last came from (the thread's only). */
+    struct sockaddr_storage from[BELL_FROM];
+    int nfrom;
+    /* The ringers hushed since the waits that serve them last ended (under
+     * hush_mu), and whether there are any (atomic). */
+    pthread_mutex_t hush_mu;
+    struct sockaddr_storage hushed_to[BELL_FROM];
+    int nhushed, hushing;
+} bell = {.fd = -1, .out = -1, .hush_mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* The address of the bell: the IP address of the main endpoint (port 0: the
  * system picks one), or the loopback's for shm. 0, or -1 where the endpoint's
@@ -113,21 +141,29 @@ int shmemi_fab_bell_open(void *name, size_t *len) {
     int fd = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
+    int out = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     socklen_t got = sizeof(a);
     int rc = 0;
-    if (bind(fd, (struct sockaddr *)&a, alen) || getsockname(fd, (struct sockaddr *)&a, &got))
+    if (out < 0 || bind(out, (struct sockaddr *)&a, alen) ||
+        bind(fd, (struct sockaddr *)&a, alen) || getsockname(fd, (struct sockaddr *)&a, &got))
         rc = -errno;
     else if (got != alen || *len < alen)
         rc = -FI_EADDRNOTAVAIL;
-    else if (!(bell.peers = calloc((size_t)shmemi.n_pes, sizeof(a))))
+    else if (!(bell.peers = calloc((size_t)shmemi.n_pes, sizeof(a))) ||
+             !(bell.hushed = calloc((size_t)shmemi.n_pes, sizeof(*bell.hushed))))
         rc = -FI_ENOMEM;
     if (rc) {
         close(fd);
+        if (out >= 0)
+            close(out);
+        free(bell.peers);
+        bell.peers = NULL;
         return rc;
     }
     memcpy(name, &a, alen);
     *len = alen;
     bell.fd = fd;
+    bell.out = out;
     bell.len = alen;
     bell.stop = 0;
     shmemi_fab.bell = 1;
@@ -144,9 +180,14 @@ int shmemi_fab_bell_insert(int pe, const void *name, size_t len) {
 void shmemi_fab_bell_close(void) {
     if (bell.fd >= 0)
         close(bell.fd);
+    if (bell.out >= 0)
+        close(bell.out);
     free(bell.peers);
-    bell.fd = -1;
+    free(bell.hushed);
+    bell.fd = bell.out = -1;
     bell.peers = NULL;
+    bell.hushed = NULL;
+    bell.nhushed = bell.hushing = 0;
     shmemi_fab.bell = 0;
 }
 
@@ -156,15 +197,80 @@ void shmemi_fab_bell_close(void) {
 static void ring(int pe, uint64_t next_ns) {
     uint64_t units = (next_ns + BELL_UNIT_NS - 1) / BELL_UNIT_NS;
     const unsigned char b = (unsigned char)(units < 1 ? 1 : units > 255 ? 255 : units);
-    (void)sendto(bell.fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&bell.peers[pe],
+    (void)sendto(bell.out, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&bell.peers[pe],
                  bell.len);
+}
+
+/* The hushes that came: each one a PE's number (an unhush: -1 - the number). */
+static void hushes_in(uint64_t t) {
+    int32_t pe;
+    while (recv(bell.out, &pe, sizeof(pe), MSG_DONTWAIT) >= 0) {
+        int unhush = pe < 0;
+        pe = unhush ? -1 - pe : pe;
+        if (pe < shmemi.n_pes)
+            __atomic_store_n(&bell.hushed[pe], unhush ? 0 : t + BELL_HUSH_NS, __ATOMIC_RELAXED);
+    }
+}
+
+/* Whether a wait of `waited` ns rings pe now. */
+static int rings(int pe, uint64_t t, uint64_t waited) {
+    return waited >= BELL_HUSHED_NS || t >= __atomic_load_n(&bell.hushed[pe], __ATOMIC_RELAXED);
+}
+
+static void tell(const struct sockaddr_storage *to, int32_t what) {
+    (void)sendto(bell.fd, &what, sizeof(what), MSG_DONTWAIT | MSG_NOSIGNAL,
+                 (const struct sockaddr *)to, bell.len);
+}
+
+/* Under hush_mu. */
+static void unhush(void) {
+    for (int i = 0; i < bell.nhushed; i++)
+        tell(&bell.hushed_to[i], -1 - shmemi.my_pe);
+    bell.nhushed = 0;
+    __atomic_store_n(&bell.hushing, 0, __ATOMIC_SEQ_CST);
+}
+
+void shmemi_fab_bell_hush(void) {
+    pthread_mutex_lock(&bell.hush_mu);
+    for (int i = 0; i < bell.nfrom; i++) {
+        tell(&bell.from[i], shmemi.my_pe);
+        int k = 0;
+        while (k < bell.nhushed && memcmp(&bell.hushed_to[k], &bell.from[i], bell.len))
+            k++;
+        if (k == bell.nhushed && k < BELL_FROM) /* else it rings after BELL_HUSHED_NS */
+            bell.hushed_to[bell.nhushed++] = bell.from[i];
+    }
+    bell.nfrom = 0;
+    __atomic_store_n(&bell.hushing, 1, __ATOMIC_SEQ_CST);
+    /* Those waits may have ended before the flag was up: then unhush now
+     * (shmemi_spin_served lowers the count, then looks at the flag). */
+    if (!__atomic_load_n(&shmemi_waits_serving, __ATOMIC_SEQ_CST))
+        unhush();
+    pthread_mutex_unlock(&bell.hush_mu);
+}
+
+void shmemi_fab_bell_unhush(void) {
+    if (!__atomic_load_n(&bell.hushing, __ATOMIC_SEQ_CST))
+        return;
+    pthread_mutex_lock(&bell.hush_mu);
+    unhush();
+    pthread_mutex_unlock(&bell.hush_mu);
 }
 
 uint64_t shmemi_fab_bell_rung(void) {
     unsigned char buf[64];
     uint64_t serve = 0;
     ssize_t n;
-    while ((n = recv(bell.fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0) {
+    bell.nfrom = 0;
+    for (;;) {
+        struct sockaddr_storage more;
+        struct sockaddr_storage *from = bell.nfrom < BELL_FROM ? &bell.from[bell.nfrom] : &more;
+        socklen_t flen = sizeof(*from);
+        if ((n = recvfrom(bell.fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)from,
+                          &flen)) < 0)
+            break;
+        if (flen == bell.len && bell.nfrom < BELL_FROM)
+            bell.nfrom++;
         /* Anything else that reaches the port: one unit. */
         uint64_t next = (n == 1 && buf[0] ? buf[0] : 1) * BELL_UNIT_NS;
         serve = next + next / 4 > serve ? next + next / 4 : serve;
@@ -214,9 +320,10 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
     }
     if (t < s->next)
         return;
+    hushes_in(t);
     if (pe >= 0) {
         s->next = t + BELL_EVERY_NS;
-        if (pe != shmemi.my_pe)
+        if (pe != shmemi.my_pe && rings(pe, t, t - s->start))
             ring(pe, BELL_EVERY_NS);
         return;
     }
@@ -234,7 +341,7 @@ void shmemi_fab_stalled(struct fab_stall *s, struct fab_ep *e, int pe) {
         uint64_t bits = all ? ~0ull : __atomic_load_n(&e->towards[w], __ATOMIC_RELAXED);
         for (; bits; bits &= bits - 1) {
             int p = w * 64 + __builtin_ctzll(bits);
-            if (p < shmemi.n_pes && p != shmemi.my_pe)
+            if (p < shmemi.n_pes && p != shmemi.my_pe && rings(p, t, t - s->start))
                 ring(p, every);
         }
     }

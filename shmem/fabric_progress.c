@@ -353,6 +353,7 @@ static int rung(uint64_t *until, uint64_t ns) {
     prog.rings++;
     if (app_serves()) {
         prog.rings_moot++;
+        shmemi_fab_bell_hush();
         *until = 0;
         return 0;
     }

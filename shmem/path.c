@@ -85,6 +85,12 @@ int shmemi_paths_progress(void) {
     return hot;
 }
 
+void shmemi_paths_served(void) {
+    for (int i = 0; i < shmemi_npaths; i++)
+        if (shmemi_paths[i]->served)
+            shmemi_paths[i]->served();
+}
+
 void shmemi_paths_ctx_free(struct shmemi_ctx *c) {
     for (int i = 0; i < shmemi_npaths; i++)
         if (shmemi_paths[i]->ctx_free)

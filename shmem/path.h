@@ -128,6 +128,9 @@ struct shmemi_path_ops {
      * row's transfers move only while threads of this PE run its progress
      * (a waiter should then yield, not sleep). Optional. */
     int (*progress)(void);
+    /* The last of this PE's waits that ran the progress (shmemi_waits_serving)
+     * ended. Optional. */
+    void (*served)(void);
     /* Release what the row keeps for a context (shmem_ctx_destroy, after its
      * quiet). Optional. */
     void (*ctx_free)(struct shmemi_ctx *c);
@@ -290,6 +293,7 @@ void shmemi_paths_check(int how, const char *fn);
 /* Every row's progress (1 when one needs its waiters to keep running it),
  * context release and finalize (see struct shmemi_path_ops). */
 int shmemi_paths_progress(void);
+void shmemi_paths_served(void);
 void shmemi_paths_ctx_free(struct shmemi_ctx *c);
 void shmemi_paths_fini(void);
 void shmemi_paths_abandon(void);

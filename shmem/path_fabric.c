@@ -835,6 +835,7 @@ const struct shmemi_path_ops shmemi_path_fabric = {
     .fence = fabric_fence,
     .check = fabric_check,
     .progress = fabric_progress,
+    .served = shmemi_fab_bell_unhush,
     .ctx_free = fabric_ctx_free,
     .fini = fabric_fini,
     .abandon = shmemi_fab_abandon,

@@ -111,7 +111,10 @@ int shmemi_waits_serving;
 
 void shmemi_spin_served(struct shmemi_spin *s) {
     s->serves = 0;
-    __atomic_fetch_sub(&shmemi_waits_serving, 1, __ATOMIC_RELAXED);
+    /* Sequentially consistent with the rows' look at the count after they
+     * told peers that this PE serves them (fabric_bell.c's hush). */
+    if (!__atomic_sub_fetch(&shmemi_waits_serving, 1, __ATOMIC_SEQ_CST))
+        shmemi_paths_served();
 }
 
 static long futex(uint32_t *w, int op, uint32_t v, const struct timespec *ts) {
