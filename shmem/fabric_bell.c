@@ -231,14 +231,22 @@ static void unhush(void) {
 }
 
 void shmemi_fab_bell_hush(void) {
+    /* Moot for a thread that only just ran the progress outside a wait: no
+     * wait would ever take the hush back. */
+    if (!__atomic_load_n(&shmemi_waits_serving, __ATOMIC_RELAXED)) {
+        bell.nfrom = 0;
+        return;
+    }
     pthread_mutex_lock(&bell.hush_mu);
     for (int i = 0; i < bell.nfrom; i++) {
-        tell(&bell.from[i], shmemi.my_pe);
         int k = 0;
         while (k < bell.nhushed && memcmp(&bell.hushed_to[k], &bell.from[i], bell.len))
             k++;
-        if (k == bell.nhushed && k < BELL_FROM) /* else it rings after BELL_HUSHED_NS */
+        if (k == BELL_FROM)
+            continue; /* no room to take it back: not hushed */
+        if (k == bell.nhushed)
             bell.hushed_to[bell.nhushed++] = bell.from[i];
+        tell(&bell.from[i], shmemi.my_pe);
     }
     bell.nfrom = 0;
     __atomic_store_n(&bell.hushing, 1, __ATOMIC_SEQ_CST);
