@@ -480,7 +480,6 @@ struct shmemi_spin {
     uint32_t budget_us; /* the spin phase that ended in the sleep */
     long switches;      /* involuntary context switches when the slow phase began */
     uint64_t since_ns;  /* when the slow phase began */
-    uint64_t look_ns;   /* behind a fabric: the last look at the switch count */
     /* The job's liveness (shmem/liveness.c): a wait that can never end (a
      * peer left the program while this PE waits) ends the job. */
     uint64_t world_epoch; /* set by a barrier of all PEs: the epoch it waits for */

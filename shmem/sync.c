@@ -243,9 +243,9 @@ static size_t any_returned(struct any_cursor *c, size_t i) {
  * in a caller's progress (a fabric with manual progress) have a turn: a
  * program that polls with shmem_test, on both sides, neither waiting in the
  * library, would otherwise never see a peer's put arrive (nor send its own).
- * Where the waits yield (more PEs than CPUs, or this thread lost its core in
- * a wait lately), it also yields: the thread that wants the core is most
- * likely the PE whose store the caller polls for. A token passed around 4 PEs
+ * Where the waits yield (shmemi_spin_yields: more PEs than CPUs), it also
+ * yields: the thread that wants the core is most likely the PE whose store
+ * the caller polls for. A token passed around 4 PEs
  * on 2 CPUs, each polling with shmem_test: 21 us a hop against 10.4 ms
  * (a time slice); over tcp 175 us against 10.6 ms. */
 static inline size_t tested(size_t met, size_t none) {

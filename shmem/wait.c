@@ -9,9 +9,9 @@
  * whole time slice and the awaited store would go unseen meanwhile (a
  * sleeping waiter is woken instead) -- except where the job has more PEs than
  * CPUs, where the thread that wants the core is most likely the PE we wait
- * for. After SHMEM_WAIT_SPIN_US (SHMEM_WAIT_SPIN_BUSY_US once the thread has
- * lost its core in a wait within the last second, or the job is crowded: more
- * PEs on the node than CPUs for them all), it
+ * for (shmemi_spin_yields). After SHMEM_WAIT_SPIN_US (SHMEM_WAIT_SPIN_BUSY_US
+ * once the thread has lost its core in a wait within the last second, or the
+ * job is crowded: more PEs on the node than CPUs for them all), it
  * sleeps on the wake word of the PE that owns the memory (struct shmemi_wake
  * in the control block, a futex word in shared memory: any process that maps
  * it wakes it, without FUTEX_PRIVATE_FLAG):
@@ -59,14 +59,6 @@
 #define RELIABLE_FIRST_US 1000
 /* A thread that lost its core stays "busy" this long: its waits sleep early. */
 #define BUSY_MEMORY_NS 1000000000ull
-/* Behind a fabric, a core lost for longer than this between two looks (64
- * turns: 50-200 us) went to a thread that runs on, not to a helper that woke
- * for a moment; the waits yield for LOST_SLICE_MEMORY_NS after it (a thread
- * that spins beside another for the core loses it again within a few time
- * slices). */
-#define LOST_SLICE_NS 500000ull
-#define LOST_SLICE_MEMORY_NS 20000000ull
-
 /* 128 turns of pause (a few us) before the first look at the slow path; 4
  * once a row's progress needs the waiters: what we wait for then moves only
  * when a thread of ours runs that progress (an exchange of two PEs over tcp:
@@ -79,6 +71,7 @@ static int membarrier_ok;
  * the word had moved before we slept, timed out. */
 static uint64_t slept_woken, slept_moved, slept_timeout;
 static int crowded;                  /* more PEs of the job on this node than CPUs they may use */
+static int node_pes = 1, node_cpus;  /* the job's PEs on this kernel, and the CPUs they may use */
 static __thread uint64_t busy_at_ns; /* when this thread last lost its core in a wait */
 /* The spin budget of this thread's waits is multiplied by this (1 to
  * SPIN_SCALE_MAX): doubled when a sleep was woken within the budget (spinning
@@ -100,14 +93,30 @@ static long switches(void) {
  * may use: a launcher that pins each PE to a core of its own (mpirun) leaves
  * each one CPU, and its waits then yielded at every look. */
 void shmemi_wait_node_cpus(int pes, int cpus) {
+    node_pes = pes > 0 ? pes : 1;
+    node_cpus = cpus;
     crowded = cpus > 0 && pes > cpus;
     shmemi_debug("%d PEs on this kernel, %d CPUs for them%s", pes, cpus,
                  crowded ? ": waits yield" : "");
 }
 
-int shmemi_spin_yields(void) { return crowded || busy_at_ns; }
-
 int shmemi_waits_serving;
+
+/* Whether a wait that runs a row's progress yields its core between looks:
+ * where the thread that wants it is most likely one the wait depends on -- a
+ * PE of the job (more of them on this kernel than CPUs), or another thread of
+ * this PE's that waits in the library (more such threads than the PE's share
+ * of the CPUs, every PE taken to have as many). Not because the thread lost
+ * its core lately: a thread of another program that took it computes on, and
+ * a yield hands it a time slice each time. Two PEs over tcp on 2 CPUs beside
+ * one busy loop: fetch-adds took 92-233 us each when the waits yielded for
+ * 20 ms after a lost core, 28-33 us without (OSHMEM: 20-21). */
+int shmemi_spin_yields(void) {
+    if (crowded)
+        return 1;
+    int waiting = __atomic_load_n(&shmemi_waits_serving, __ATOMIC_RELAXED);
+    return waiting > 1 && node_cpus > 0 && waiting * node_pes > node_cpus;
+}
 
 void shmemi_spin_served(struct shmemi_spin *s) {
     s->serves = 0;
@@ -299,17 +308,12 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
     /* Or behind a fabric whose provider moves transfers only when asked to
      * (what peers write into this PE's memory included): the wait runs the
      * progress and never sleeps, since a sleep would delay every peer's
-     * transfer into this PE by as long. It yields where another thread
-     * wants the core: the job has more PEs than CPUs, or this thread lost
-     * its core for a time slice within the last 20 ms (a machine shared in
-     * ways the node's PE count does not show: hosts made of network
-     * namespaces, other jobs; 4 PEs of two such hosts on 2 CPUs spin past any
-     * time limit without it). Not for a core lost a few microseconds to a
-     * helper thread that woke (a fabric's progress thread looks every 2 ms
-     * while ours progress). On a core of its own a yield is a system call
-     * between two looks, 0.5 us (an exchange of two PEs over tcp: 18.6-22.8
-     * us with it, 16.4-18.2 without; an 8-byte get through net 15.0 against
-     * 12.3). */
+     * transfer into this PE by as long. It yields where a thread it depends
+     * on wants the core (shmemi_spin_yields: 4 PEs of two hosts made of
+     * network namespaces on 2 CPUs spin past any time limit without it), and
+     * only there: on a core of its own a yield is a system call between two
+     * looks, 0.5 us (an exchange of two PEs over tcp: 18.6-22.8 us with it,
+     * 16.4-18.2 without; an 8-byte get through net 15.0 against 12.3). */
     if (shmemi_paths_progress()) {
         __atomic_store_n(&shmemi_spin_turns, PROGRESS_SPIN_TURNS, __ATOMIC_RELAXED);
         if (!s->serves) {
@@ -317,20 +321,7 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
             __atomic_fetch_add(&shmemi_waits_serving, 1, __ATOMIC_RELAXED);
         }
         s->blocking = 0;
-        if (!s->since_ns) {
-            s->since_ns = s->look_ns = shmemi_now_ns();
-            s->switches = -1; /* first counted at the next look: most waits end before */
-        } else if ((s->n & 63) == 0) {
-            long sw = switches();
-            uint64_t t = shmemi_now_ns();
-            if (s->switches >= 0 && sw != s->switches && t - s->look_ns > LOST_SLICE_NS)
-                busy_at_ns = t; /* another thread took our core meanwhile */
-            else if (busy_at_ns && t - busy_at_ns > LOST_SLICE_MEMORY_NS)
-                busy_at_ns = 0;
-            s->switches = sw;
-            s->look_ns = t;
-        }
-        if (crowded || busy_at_ns)
+        if (shmemi_spin_yields())
             sched_yield();
         return;
     }
