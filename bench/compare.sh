@@ -15,6 +15,8 @@
 # the median of the R figures.  Each run has a timeout.  The programs are the
 # micro-benchmarks of bench/ (put/get bandwidth from 1 to 64 MiB included) and
 # the application kernels of bench/apps/ (each validates its result).
+# With --fabric, the provider's own round trips follow the table
+# (bench/fabric_floor: libfabric alone, no OpenSHMEM).
 # --svg draws our figures against the peer's (bandwidth and latency over
 # message sizes, the applications and headline rows as ratios) with
 # bench/plot_svg.py (python3, standard library only).
@@ -296,6 +298,25 @@ END {
     if (nr) printf "\ngeometric mean of %d ratios: %.2f\n", nr, exp(lsum / nr)
     if (flag) print "note: some latencies are below 0.1 us: such a put/get is a load/store into a mapped heap (see bench/README.md)"
 }' "$work/ours.csv" "$work/theirs.csv"
+
+# ---------------------------------------------------------------- the provider's floor
+# Over a fabric, the provider's own round trips on this host, libfabric alone
+# (bench/fabric_floor.c): what an AMO by messages and a get cost before any
+# OpenSHMEM runs, beside the amo_lat and get_lat rows above.
+floor_exe="$build/bench/fabric_floor"
+if [ -n "$fabric" ] && [ $do_ours = 1 ] && [ -x "$floor_exe" ]; then
+    case "$fabric" in
+    tcp) floor_runs=("-p net -d lo" "-p tcp -d lo") ;;
+    shm) floor_runs=("-p shm -d shm") ;;
+    esac
+    for f in "${floor_runs[@]}"; do
+        # shellcheck disable=SC2086
+        if out=$(timeout -k 10 "$limit" "$floor_exe" $f 2>&1); then
+            printf '\nprovider floor (libfabric alone, %s; median round trip):\n%s\n' "$f" "$out"
+            break
+        fi
+    done
+fi
 
 # ---------------------------------------------------------------- plots
 if [ -n "$svg" ]; then
