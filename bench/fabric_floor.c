@@ -87,7 +87,8 @@ struct side {
     char msg[MSG_BYTES];
 };
 
-/* The second CPU this process may use, for the child; -1 if there is none. */
+/* The which-th CPU (from 0) this process may use; -1 if there is none. Rank 0
+ * takes the first, the child the second. */
 static int cpu_of(int which) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set))
