@@ -302,7 +302,8 @@ END {
 # ---------------------------------------------------------------- the provider's floor
 # Over a fabric, the provider's own round trips on this host, libfabric alone
 # (bench/fabric_floor.c): what an AMO by messages and a get cost before any
-# OpenSHMEM runs, beside the amo_lat and get_lat rows above.
+# OpenSHMEM runs, beside the amo_lat and get_lat rows above: in processes of one
+# thread, and of two as a PE with a progress thread is.
 floor_exe="$build/bench/fabric_floor"
 if [ -n "$fabric" ] && [ $do_ours = 1 ] && [ -x "$floor_exe" ]; then
     case "$fabric" in

@@ -19,6 +19,13 @@
  *                      the peer polling its queue (the provider's progress
  *                      serves the read) -- the round trip of a get.
  *
+ * Then both again with a second thread in each process, asleep throughout
+ * (fabric_floor_msg_2t, fabric_floor_read_2t): a process with a helper
+ * thread, such as a PE with the fabric's progress thread, shares its file
+ * table between threads, and the kernel then takes a reference on the file
+ * in every system call on a descriptor (epoll_wait, recvfrom, sendto), which
+ * it skips for a process of one thread.
+ *
  * Reported: the median over iterations of one round trip, microseconds (the
  * statistic of amo_lat and get_lat). bench/compare.sh --fabric prints it beside
  * the AMO and get rows: what the library adds to the provider, and what the
@@ -34,6 +41,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -280,6 +289,30 @@ static double run(struct side *s, int rank, int sock, const char *kind, long ite
     return med;
 }
 
+/* The second thread: asleep in a read of a pipe until the end. */
+static int sleeper_pipe[2];
+static pthread_t sleeper;
+
+static void *sleep_on_pipe(void *arg) {
+    char c;
+    while (read(sleeper_pipe[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    return arg;
+}
+
+static void sleeper_start(void) {
+    if (pipe(sleeper_pipe) || pthread_create(&sleeper, NULL, sleep_on_pipe, NULL))
+        die("a second thread", 0);
+}
+
+static void sleeper_stop(void) {
+    char c = 0;
+    if (write(sleeper_pipe[1], &c, 1) != 1 || pthread_join(sleeper, NULL))
+        die("the end of the second thread", 0);
+    close(sleeper_pipe[0]);
+    close(sleeper_pipe[1]);
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: %s [-p PROVIDER] [-d DOMAIN] [-n ITERS] [-w WARMUP] [--csv]\n", prog);
     exit(2);
@@ -322,21 +355,28 @@ int main(int argc, char **argv) {
         post_recv(&s, k);
     const char *kinds[] = {"msg", "read"};
     const size_t bytes[] = {MSG_BYTES, READ_BYTES};
-    for (int k = 0; k < 2; k++) {
-        /* Both sides ready (their receives posted) before the first message. */
-        char b = 0;
-        if (write(sock, &b, 1) != 1 || read(sock, &b, 1) != 1)
-            die("a start", 0);
-        double med = run(&s, rank, sock, kinds[k], iters, warmup);
-        if (rank)
-            continue;
-        if (csv)
-            printf("fabric_floor_%s,%zu,lat_median,%.4f,us\n", kinds[k], bytes[k], med);
-        else
-            printf("%-18s %6zu B  %8.3f us  (%s, %s)\n", kinds[k], bytes[k], med,
-                   s.info->fabric_attr->prov_name, s.info->domain_attr->name);
-        fflush(stdout);
+    for (int threads = 1; threads <= 2; threads++) {
+        if (threads == 2)
+            sleeper_start();
+        for (int k = 0; k < 2; k++) {
+            /* Both sides ready (their receives posted) before the first message. */
+            char b = 0;
+            if (write(sock, &b, 1) != 1 || read(sock, &b, 1) != 1)
+                die("a start", 0);
+            double med = run(&s, rank, sock, kinds[k], iters, warmup);
+            if (rank)
+                continue;
+            if (csv)
+                printf("fabric_floor_%s%s,%zu,lat_median,%.4f,us\n", kinds[k],
+                       threads == 2 ? "_2t" : "", bytes[k], med);
+            else
+                printf("%-4s %-13s %6zu B  %8.3f us  (%s, %s)\n", kinds[k],
+                       threads == 2 ? "2 threads" : "", bytes[k], med,
+                       s.info->fabric_attr->prov_name, s.info->domain_attr->name);
+            fflush(stdout);
+        }
     }
+    sleeper_stop();
     fi_close(&s.mr->fid);
     fi_close(&s.ep->fid);
     fi_close(&s.av->fid);
