@@ -17,6 +17,10 @@ static char chsrc[40], chdst[40];
 static float fsrc[33], fdst[33];
 static unsigned char bsrc[4096 * 8], bdst[4096 * 8];
 
+/* Longs member i gives to a large collect: none for every third, else more
+ * than 64 KiB (61,000 in all at 8 members: within BIG). */
+static size_t big_collect_len(int i) { return i % 3 == 1 ? 0 : 9000 + 1000 * (size_t)i; }
+
 /* Team index i's world PE. */
 static int wpe(shmem_team_t t, int i) { return shmem_team_translate_pe(t, i, SHMEM_TEAM_WORLD); }
 
@@ -57,6 +61,18 @@ static void run(shmem_team_t t, const char *name) {
         for (int j = 0; j < 3; j++, k++)
             CHECK(bdst[k] == (unsigned char)(wpe(t, i) + 10 * j), "%s collectmem[%d]", name, k);
 
+    /* collect of more than a message (64 KiB) a member, with members that
+     * give nothing among them, back to back */
+    for (int r = 0; r < 3; r++) {
+        size_t mine = big_collect_len(me), at = 0;
+        for (size_t j = 0; j < mine; j++)
+            lsrc[j] = wme * 100000L + (long)j + r;
+        CHECK(shmem_long_collect(t, ldst, lsrc, mine) == 0, "large long_collect");
+        for (int i = 0; i < n; i++)
+            for (size_t j = 0; j < big_collect_len(i); j++, at++)
+                CHECK(ldst[at] == wpe(t, i) * 100000L + (long)j + r,
+                      "%s round %d large collect from %d [%zu] = %ld", name, r, i, j, ldst[at]);
+    }
     /* fcollect */
     for (int i = 0; i < 1024; i++)
         isrc[i] = wme * 100000 + i;
