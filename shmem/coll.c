@@ -7,7 +7,8 @@
  * transfer of the fabric for the others (shmemi_sym_get/put):
  *   broadcast  every member copies the root's source into its dest (pull;
  *              large ones through a fabric: the root pushes);
- *   collect    members publish their sizes, then each pulls every source;
+ *   collect    members publish their sizes, then each pulls every source
+ *              (through a fabric: the sizes exchanged, then each pushes its own);
  *   fcollect   each member pulls every source (large ones through a fabric:
  *              each member pushes its own);
  *   alltoall   each member writes its blocks into the peers' dests (push);
