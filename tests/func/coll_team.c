@@ -200,6 +200,16 @@ static void run(shmem_team_t t, const char *name) {
         CHECK(shmem_long_fcollect(t, ldst, lsrc, 1) == 0, "fcollect");
         for (int i = 0; i < n; i++)
             CHECK(ldst[i] == r * 10 + i, "%s round %d fcollect", name, r);
+        /* collects: small ones, and now and then one past the messages */
+        size_t cl = r % 25 == 0 ? big_collect_len(me) : (size_t)(me % 2) + 1, at = 0;
+        for (size_t j = 0; j < cl; j++)
+            lsrc[j] = r * 7L + wme * 3L + (long)j;
+        CHECK(shmem_long_collect(t, ldst, lsrc, cl) == 0, "collect");
+        for (int i = 0; i < n; i++)
+            for (size_t j = 0; j < (r % 25 == 0 ? big_collect_len(i) : (size_t)(i % 2) + 1);
+                 j++, at++)
+                CHECK(ldst[at] == r * 7L + wpe(t, i) * 3L + (long)j, "%s round %d collect from %d",
+                      name, r, i);
         lsrc[0] = r;
         CHECK(shmem_long_sum_reduce(t, lsrc, lsrc, 1) == 0, "in-place sum");
         CHECK(lsrc[0] == (long)n * r, "%s round %d in-place %ld", name, r, lsrc[0]);
