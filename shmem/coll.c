@@ -8,7 +8,8 @@
  *   broadcast  every member copies the root's source into its dest (pull;
  *              large ones through a fabric: the root pushes);
  *   collect    members publish their sizes, then each pulls every source
- *              (through a fabric: the sizes exchanged, then each pushes its own);
+ *              (through a fabric: each member's message carries its size and
+ *              block, or the sizes alone and then each pushes its own);
  *   fcollect   each member pulls every source (large ones through a fabric:
  *              each member pushes its own);
  *   alltoall   each member writes its blocks into the peers' dests (push);
