@@ -13,7 +13,10 @@
 #   3. finds every name as a prototype in the installed shmem.h, and every
 #      twin in the installed pshmem.h, with ctags;
 #   4. compiles a program against the installed headers with
-#      -std=c11 -Wall -Wextra -Werror -pedantic (and as C++).
+#      -std=c11 -Wall -Wextra -Werror -pedantic (and as C++);
+#   5. counts the deprecation warnings of a C11 program: one for each call of
+#      a deprecated name (generic or typed), none for a current generic name,
+#      whichever deprecated routines its selection names.
 set -eu
 build=$1 names=$2 lib=$3 cc=$4 cxx=${5:-}
 tmp=$(mktemp -d)
@@ -147,6 +150,42 @@ if [ -n "$cxx" ] && command -v "$cxx" >/dev/null; then
     "$cxx" -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/user_in_c.cpp" -o "$tmp/userpp2.o" ||
         bad "the installed headers do not compile with $cxx inside an extern \"C\" block"
 fi
+
+# ---- 5. deprecation warnings, one a deprecated call ----------------------
+# Each marked line's number: the warnings it must get.
+cat >"$tmp/dep.c" <<'EOF'
+#include <shmem.h>
+static long l;
+static int i;
+static unsigned u;
+static short s;
+static float f;
+int main(void) {
+    shmem_init();
+    shmem_add(&l, 1L, 0); /* 1 */
+    f = shmem_fetch(&f, 0); /* 1 */
+    u = shmem_cswap(&u, 0u, 1u, 0); /* 1 */
+    i = shmem_fadd(&i, 1, 0) + shmem_finc(&i, 0); /* 2 */
+    shmem_wait(&l, 0L); /* 1 */
+    shmem_long_add(&l, 1L, 0); /* 1 */
+    shmem_short_wait_until(&s, SHMEM_CMP_NE, 0); /* 1 */
+    shmem_atomic_add(&l, 1L, 0); /* 0 */
+    shmem_wait_until(&s, SHMEM_CMP_NE, 0); /* 0 */
+    shmem_wait_until(&l, SHMEM_CMP_NE, 0L); /* 0 */
+    shmem_finalize();
+    return 0;
+}
+EOF
+"$cc" -std=c11 -Wall -Wextra -I"$inc" -c "$tmp/dep.c" -o "$tmp/dep.o" 2>"$tmp/dep.err" ||
+    bad "dep.c does not compile with $cc: $(cat "$tmp/dep.err")"
+grep -n '/\* [0-9] \*/' "$tmp/dep.c" | while IFS=: read -r line text; do
+    want=$(echo "$text" | sed 's|.*/\* \([0-9]\) \*/.*|\1|')
+    got=$(grep -c "dep.c:$line:[0-9]*: warning: .*Wdeprecated-declarations" "$tmp/dep.err" || true)
+    [ "$got" -eq "$want" ] || echo "line $line ($text): $got deprecation warnings, want $want"
+done >"$tmp/dep.bad"
+[ ! -s "$tmp/dep.bad" ] || bad "deprecation warnings with $cc:" "$(cat "$tmp/dep.bad")"
+grep -q "shmem_add is deprecated: use shmem_atomic_add" "$tmp/dep.err" ||
+    bad "a deprecated generic's warning does not name its replacement: $(cat "$tmp/dep.err")"
 
 [ "$fail" -eq 0 ] || exit 1
 echo "API: $(wc -l <"$tmp/names") routines (OpenSHMEM 1.5: $want_v15, deprecated: $want_dep," \

@@ -102,23 +102,12 @@ static int cxx_overload_of_current(const struct row *r) {
     return 0;
 }
 
-/* A deprecated typed routine that a current generic name selects (short
- * and unsigned short in shmem_wait_until and shmem_test): compilers warn about
- * a deprecated function named in any association of a _Generic, selected or
- * not, so it carries no attribute (every call of the generic would warn). */
-static int in_current_generic(const struct row *r) {
-    if (is(r->gen, "none"))
-        return 0;
-    for (int i = 0; i < nrows; i++)
-        if (is(rows[i].gen, r->gen) && !is(rows[i].ver, "dep") && !is(rows[i].ver, "rem"))
-            return 1;
-    return 0;
-}
+static int deprecated(const struct row *r) { return is(r->ver, "dep") || is(r->ver, "rem"); }
 
 static void proto(FILE *f, const struct row *r, int ctx, int profiling) {
     if (!profiling && !is(r->dev, "host"))
         fputs("SHMEM_HD ", f);
-    if (!profiling && (is(r->ver, "dep") || is(r->ver, "rem")) && !in_current_generic(r))
+    if (!profiling && deprecated(r))
         fputs(cxx_overload_of_current(r) ? "SHMEMI_DEPRECATED_C " : "SHMEMI_DEPRECATED ", f);
     ret_name(f, r->ret, prefix(r, ctx, profiling), r->name);
     if (ctx)
@@ -213,29 +202,94 @@ static int first_with_gen(int i) {
 }
 
 /* The associations `T *: shmem_<ctx>NAME,` of one selection; ctx < 0: the
- * selection has no default and its last association ends the macro. */
+ * selection has no default and its last association ends the call (the
+ * caller ends the line). A deprecated routine is named through its alias
+ * (SHMEMI_NODEP: aliases). */
 static void arms(FILE *f, const struct row **g, int n, int ctx, const char *indent) {
-    char b[128];
+    char b[128], fn[160];
     const char *pre = ctx > 0 ? "shmem_ctx_" : "shmem_";
     for (int k = 0; k < n; k++) {
         const char *p = param(g[k]->params, sel_index(g[k]), b, sizeof b);
+        snprintf(fn, sizeof fn, deprecated(g[k]) ? "SHMEMI_NODEP(%s%s)" : "%s%s", pre, g[k]->name);
         if (strncmp(p, "const ", 6) == 0)
-            fprintf(f, "%sconst %s *: %s%s, \\\n", indent, g[k]->type, pre, g[k]->name);
+            fprintf(f, "%sconst %s *: %s, \\\n", indent, g[k]->type, fn);
         if (k + 1 < n || ctx >= 0)
-            fprintf(f, "%s%s *: %s%s, \\\n", indent, g[k]->type, pre, g[k]->name);
+            fprintf(f, "%s%s *: %s, \\\n", indent, g[k]->type, fn);
         else
-            fprintf(f, "%s%s *: %s%s)(__VA_ARGS__)\n", indent, g[k]->type, pre, g[k]->name);
+            fprintf(f, "%s%s *: %s)(__VA_ARGS__)", indent, g[k]->type, fn);
     }
 }
 
-/* One C11 generic selection: shmem_GEN(...) over the rows g[0..n). */
+/* Whether generic name gen is itself deprecated: a replaced name, or one
+ * whose every routine is (shmem_wait). */
+static int generic_deprecated(const char *gen) {
+    if (replacement(gen))
+        return 1;
+    for (int i = 0; i < nrows; i++)
+        if (is(rows[i].gen, gen) && !deprecated(&rows[i]))
+            return 0;
+    return 1;
+}
+
+/* Compilers warn about a deprecated function named in any association of a
+ * _Generic, selected or not: a call of shmem_fetch would warn once for each
+ * of its five deprecated types. So the selections name deprecated routines
+ * through aliases without the attribute (the same symbols: a profiling tool
+ * still sees the call as the routine's), and a deprecated generic name warns
+ * once, where it is called, through a function of its own. */
+static void aliases(FILE *f) {
+    static char done[4096];
+    const struct row *g[64];
+    fputs("#if defined(__GNUC__)\n"
+          "#define SHMEMI_NODEP(f) shmemi_nodep_##f\n"
+          "#define SHMEMI_LABEL(s) SHMEMI_LABEL_I(__USER_LABEL_PREFIX__) #s\n"
+          "#define SHMEMI_LABEL_I(p) SHMEMI_LABEL_S(p)\n"
+          "#define SHMEMI_LABEL_S(p) #p\n",
+          f);
+    for (int i = 0; i < nrows; i++) {
+        if (!first_with_gen(i))
+            continue;
+        int n = gen_rows(rows[i].gen, g);
+        for (int k = 0; k < n; k++) {
+            int j = (int)(g[k] - rows);
+            if (!deprecated(g[k]) || done[j])
+                continue;
+            done[j] = 1;
+            for (int ctx = 0; ctx <= is(g[k]->forms, "ctx"); ctx++) {
+                char name[160];
+                snprintf(name, sizeof name, "shmemi_nodep_%s", prefix(g[k], ctx, 0));
+                ret_name(f, g[k]->ret, name, g[k]->name);
+                if (ctx)
+                    ctx_params(f, g[k]->params);
+                else
+                    fputs(g[k]->params, f);
+                fprintf(f, " __asm__(SHMEMI_LABEL(%s%s));\n", prefix(g[k], ctx, 0), g[k]->name);
+            }
+        }
+    }
+    fputs("#else\n#define SHMEMI_NODEP(f) f\n#endif\n", f);
+}
+
+/* One C11 generic selection: shmem_GEN(...) over the rows g[0..n); a
+ * deprecated name calls its warning first. */
 static void generic(FILE *f, const struct row **g, int n) {
+    const char *gen = g[0]->gen;
     const char *arg =
         sel_index(g[0]) ? "SHMEMI_ARG2(__VA_ARGS__, 0, 0)" : "SHMEMI_ARG1(__VA_ARGS__, 0)";
-    fprintf(f, "#define shmem_%s(...) \\\n", g[0]->gen);
+    int dep = generic_deprecated(gen);
+    if (dep) {
+        const char *to = replacement(gen);
+        fprintf(f, "SHMEMI_DEPRECATED_AS(\"shmem_%s is deprecated%s%s\")\n", gen,
+                to ? ": use shmem_" : "", to ? to : "");
+        fprintf(f, "static inline void shmemi_deprecated_%s(void) {}\n", gen);
+    }
+    fprintf(f, "#define shmem_%s(...) \\\n", gen);
+    if (dep)
+        fprintf(f, "    (shmemi_deprecated_%s(), \\\n", gen);
     if (!is(g[0]->forms, "ctx")) {
         fprintf(f, "    _Generic(%s, \\\n", arg);
         arms(f, g, n, -1, "        ");
+        fputs(dep ? ")\n" : "\n", f);
         return;
     }
     /* With a context first, the element pointer is the second argument. */
@@ -245,7 +299,8 @@ static void generic(FILE *f, const struct row **g, int n) {
     fputs("            default: shmemi_generic_no_such_type), \\\n", f);
     fputs("        default: _Generic(SHMEMI_ARG1(__VA_ARGS__, 0), \\\n", f);
     arms(f, g, n, 0, "            ");
-    fputs("            default: shmemi_generic_no_such_type))(__VA_ARGS__)\n", f);
+    fprintf(f, "            default: shmemi_generic_no_such_type))(__VA_ARGS__)%s\n",
+            dep ? ")" : "");
 }
 
 /* emit(f, rows, n) for each generic name, in the order of the op table. */
@@ -310,9 +365,10 @@ static void fill(const char *tmpl, const char *dir, const char *out) {
     while (fgets(line, sizeof line, in)) {
         if (sscanf(line, "@API %63[a-z0-9]@", sec) == 1)
             emit_protos(f, sec, 0);
-        else if (strcmp(line, "@GENERIC@\n") == 0)
+        else if (strcmp(line, "@GENERIC@\n") == 0) {
+            aliases(f);
             each_generic(f, generic);
-        else if (strcmp(line, "@CXX@\n") == 0)
+        } else if (strcmp(line, "@CXX@\n") == 0)
             each_generic(f, overloads);
         else if (strcmp(line, "@PSHMEM@\n") == 0)
             emit_protos(f, NULL, 1);
