@@ -3,7 +3,8 @@
 #   check_install.sh prefix <build> <prefix>     install the build into a fresh <prefix>
 #   check_install.sh oshcc <prefix> <src> <gpu>  oshcc + oshrun from <prefix>: hello_ring
 #                                                (run on 2 PEs in a CPU build)
-#   check_install.sh pkgconfig <prefix> <src>    cc with pkg-config's line for shmem
+#   check_install.sh pkgconfig <prefix> <src> <gpu>  cc with pkg-config's line for shmem, and
+#                                                (CPU builds) a static link with --static's
 #   check_install.sh cmake <prefix> <src> <dir>  find_package(shmem) in tests/install/consumer
 #                                                (also a kernel program in GPU builds)
 #   check_install.sh nvcc <prefix> <src> <arch>  examples/device_ring.cu built with the README's
@@ -66,7 +67,7 @@ EOF_C
     fi
     ;;
 pkgconfig)
-    prefix=$1 src=$2
+    prefix=$1 src=$2 gpu=${3:-none}
     command -v pkg-config >/dev/null || skip "pkg-config not found"
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
@@ -74,6 +75,22 @@ pkgconfig)
     # shellcheck disable=SC2086
     cc -O2 -o "$out/hello_ring" "$src/examples/hello_ring.c" $flags
     echo "cc ... $flags: ok"
+    # A static link: libshmem.a, then what --static lists besides the library itself (CPU
+    # builds: a GPU build's archive holds device code that its compiler links).
+    [ "$gpu" = none ] || exit 0
+    cflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags shmem)
+    private=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --static --libs shmem |
+        sed 's/ -lshmem / /')
+    # shellcheck disable=SC2086
+    cc -O2 -o "$out/hello_static" "$src/examples/hello_ring.c" $cflags "$prefix/lib/libshmem.a" \
+        $private
+    if nm -D "$out/hello_static" | grep -q ' T shmem_init$' ||
+        ldd "$out/hello_static" | grep -q libshmem; then
+        echo "hello_static still links libshmem.so"
+        exit 1
+    fi
+    echo "cc ... libshmem.a $private: ok"
+    "$prefix/bin/oshrun" --timeout 60 -np 2 "$out/hello_static"
     ;;
 cmake)
     prefix=$1 src=$2 dir=$3
