@@ -118,11 +118,11 @@ __attribute__((target("avx2"))) static size_t stream_avx2(char *d, const char *s
     return ahead_avx2(d, s, n, 1);
 }
 
-/* Up to the next 32-byte boundary of the destination (one unaligned 32-byte copy, n >= 32),
- * then the aligned loop; returns the bytes copied. */
+/* Up to the next 32-byte boundary of the destination (n >= 32), then the aligned loop;
+ * returns the bytes copied. */
 __attribute__((target("avx2"))) static size_t fwd_avx2(char *d, const char *s, size_t n) {
     size_t head = (size_t)(-(uintptr_t)d & 31);
-    _mm256_storeu_si256((__m256i *)d, _mm256_loadu_si256((const __m256i *)s));
+    sdma_copy_small(d, s, head);
     return head + ahead_avx2(d + head, s + head, n - head, 0);
 }
 
@@ -176,11 +176,11 @@ static size_t down_sse2(char *d, const char *s, size_t n) {
 }
 #endif
 
-/* The same loop with 64-byte loads and aligned 64-byte stores, 256 bytes a turn, after one
- * unaligned 64-byte copy up to the destination's next line (n >= 64). */
+/* The same loop with 64-byte loads and aligned 64-byte stores, 256 bytes a turn, after a
+ * copy up to the destination's next line (n >= 64). */
 __attribute__((target("avx512f"))) static size_t fwd_avx512(char *d, const char *s, size_t n) {
     size_t head = (size_t)(-(uintptr_t)d & 63), i = head;
-    _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+    sdma_copy_small(d, s, head);
     for (; i + 256 <= n; i += 256) {
         __m512i a = _mm512_loadu_si512(s + i);
         __m512i b = _mm512_loadu_si512(s + i + 64);
@@ -227,16 +227,26 @@ __attribute__((constructor)) static void copy_choose(void) {
 #endif
 }
 
+/* What a loop left, fewer than 256 bytes, each byte stored once (copy.h: sdma_copy_small). */
+static void copy_tail(char *d, const char *s, size_t n) {
+    if (n & 128) {
+        sdma_copy_small(d, s, 64);
+        sdma_copy_small(d + 64, s + 64, 64);
+        d += 128, s += 128;
+    }
+    sdma_copy_small(d, s, n & 127);
+}
+
 void sdma_copy_fwd(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
     if (have_avx512 && n >= SDMA_COPY_WIDE_MIN && n < SDMA_COPY_WIDE_MAX) {
         size_t done = fwd_avx512(dst, src, n);
-        memcpy((char *)dst + done, (const char *)src + done, n - done);
+        copy_tail((char *)dst + done, (const char *)src + done, n - done);
         return;
     }
     if (have_avx2 && n >= 32) {
         size_t done = fwd_avx2(dst, src, n);
-        memcpy((char *)dst + done, (const char *)src + done, n - done);
+        copy_tail((char *)dst + done, (const char *)src + done, n - done);
         return;
     }
 #endif
@@ -246,7 +256,7 @@ void sdma_copy_fwd(void *dst, const void *src, size_t n) {
 void sdma_copy_down(void *dst, const void *src, size_t n) {
 #if defined(__x86_64__)
     size_t left = have_avx2 ? down_avx2(dst, src, n) : down_sse2(dst, src, n);
-    memcpy(dst, src, left);
+    copy_tail(dst, src, left);
 #else
     memcpy(dst, src, n);
 #endif
@@ -260,10 +270,10 @@ void sdma_copy_stream(void *dst, const void *src, size_t n) {
     size_t head = (size_t)(-(uintptr_t)d & 63);
     if (head > n)
         head = n;
-    memcpy(d, s, head);
+    sdma_copy_small(d, s, head);
     d += head, s += head, n -= head;
     size_t done = have_avx2 ? stream_avx2(d, s, n) : stream_sse2(d, s, n);
-    memcpy(d + done, s + done, n - done);
+    copy_tail(d + done, s + done, n - done);
     /* Streaming stores are weakly ordered: fence them before whatever publishes the copy. */
     _mm_sfence();
 #else

@@ -73,9 +73,17 @@ extern size_t sdma_copy_vector_min;
 extern size_t sdma_copy_lines_min;
 #define SDMA_COPY_LINES_MIN (32 * 1024)
 
-/* Up to SDMA_COPY_SMALL_MAX bytes: loads and stores of 16, 8, 4 or 2 bytes that may overlap,
- * inline (a single-element put through a mapping is one such copy, and a call to memcpy costs
- * more than the copy). */
+/* Up to SDMA_COPY_SMALL_MAX bytes: loads and stores of 16, 8, 4, 2 and 1 bytes, inline (a
+ * single-element put through a mapping is one such copy, and a call to memcpy costs more than
+ * the copy). Every byte of the destination is stored once, in ascending order, and a copy of
+ * 1, 2, 4, 8 or 16 bytes is one store. Stores that overlap (memcpy's way with sizes that fall
+ * between its moves: two 8-byte stores for 8 to 16 bytes, both at the start for 8) store some
+ * bytes twice, a moment apart, and a PE that waits on a word sees the first store and may
+ * write the word at once (a flag taken and cleared): the second store then undoes that write,
+ * and the next flag is lost (a two-PE ping-pong of shmem_long_put on one word lost one in
+ * 10^4 rounds). sdma_copy_small takes up to 127 bytes; the vector loops' heads and tails
+ * (copy.c) are such copies too. Larger copies that go to memcpy may store bytes near their
+ * ends twice. */
 #define SDMA_COPY_SMALL_MAX 64
 #define SDMA_COPY_PIECE(d, s, n)                                                                   \
     do {                                                                                           \
@@ -83,28 +91,26 @@ extern size_t sdma_copy_lines_min;
         memcpy(t_, (s), n);                                                                        \
         memcpy((d), t_, n);                                                                        \
     } while (0)
+/* One block of 2^k bytes where n has bit k, largest first. */
+#define SDMA_COPY_BLOCK(d, s, n, k, piece)                                                         \
+    do {                                                                                           \
+        if ((n) & (k)) {                                                                           \
+            for (size_t o_ = 0; o_ < (k); o_ += (piece))                                           \
+                SDMA_COPY_PIECE((d) + o_, (s) + o_, piece);                                        \
+            (d) += (k), (s) += (k);                                                                \
+        }                                                                                          \
+    } while (0)
 static inline void sdma_copy_small(void *dst, const void *src, size_t n) {
     unsigned char *d = (unsigned char *)dst;
     const unsigned char *s = (const unsigned char *)src;
-    if (n >= 16) {
-        SDMA_COPY_PIECE(d, s, 16);
-        SDMA_COPY_PIECE(d + n - 16, s + n - 16, 16);
-        if (n > 32) {
-            SDMA_COPY_PIECE(d + 16, s + 16, 16);
-            SDMA_COPY_PIECE(d + n - 32, s + n - 32, 16);
-        }
-    } else if (n >= 8) {
-        SDMA_COPY_PIECE(d, s, 8);
-        SDMA_COPY_PIECE(d + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-        SDMA_COPY_PIECE(d, s, 4);
-        SDMA_COPY_PIECE(d + n - 4, s + n - 4, 4);
-    } else if (n >= 2) {
-        SDMA_COPY_PIECE(d, s, 2);
-        SDMA_COPY_PIECE(d + n - 2, s + n - 2, 2);
-    } else if (n) {
+    SDMA_COPY_BLOCK(d, s, n, 64, 16);
+    SDMA_COPY_BLOCK(d, s, n, 32, 16);
+    SDMA_COPY_BLOCK(d, s, n, 16, 16);
+    SDMA_COPY_BLOCK(d, s, n, 8, 8);
+    SDMA_COPY_BLOCK(d, s, n, 4, 4);
+    SDMA_COPY_BLOCK(d, s, n, 2, 2);
+    if (n & 1)
         *d = *s;
-    }
 }
 
 static inline void sdma_copy_bytes(void *dst, const void *src, size_t n) {

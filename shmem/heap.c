@@ -17,6 +17,8 @@
 #include "shmem/liveness.h"
 #include "shmem/pages.h"
 
+#include "sdma/copy.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -484,12 +486,14 @@ void shmemi_heap_fini(void) {
 
 static char *user_base(void) { return shmemi.user_base; }
 
-/* Local buffers: the GPU runtime copies when either is on the device heap. */
+/* Local buffers: the GPU runtime copies when either is on the device heap.
+ * Host copies store each element's bytes once (sdma/copy.h: a PE that waits
+ * on an element a strided put writes may clear it at once). */
 void shmemi_local_copy(void *dst, const void *src, size_t n, const char *fn) {
     if (SHMEMI_UNLIKELY(shmemi_on_device(dst) || shmemi_on_device(src)))
         shmemi.dev->copy(dst, src, n, 0, fn);
     else
-        memcpy(dst, src, n);
+        sdma_copy_bytes(dst, src, n);
 }
 
 void shmemi_local_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
@@ -501,7 +505,7 @@ void shmemi_local_copy_2d(void *dst, size_t dpitch, const void *src, size_t spit
     char *d = dst;
     const char *s = src;
     for (size_t i = 0; i < rows; i++, d += dpitch, s += spitch)
-        memcpy(d, s, width);
+        sdma_copy_bytes(d, s, width);
 }
 
 static int heap_offset(const void *ptr, size_t *off) {
