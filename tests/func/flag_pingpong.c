@@ -12,7 +12,14 @@
 
 #include <stdint.h>
 
-#define ROUNDS 20000
+/* Rounds of each ping-pong: as many as BUDGET_S seconds of the slowest
+ * pair's round trips allow, from ROUNDS_MIN to ROUNDS_MAX (through a mapping,
+ * where the stores race, a round takes well under a microsecond; through a
+ * fabric tens of them). */
+#define ROUNDS_MAX 20000
+#define ROUNDS_MIN 200
+#define BUDGET_S 0.05
+static long rounds = 100;
 #define MAXB 64
 
 static long word_static[MAXB / sizeof(long)];
@@ -29,7 +36,7 @@ static void pingpong(long *area, int by, size_t bytes, int last, int me, int pee
     long *mine = last ? msg + bytes / sizeof(long) - 1 : msg;
     *word = 0;
     shmem_barrier_all();
-    for (long r = 1; active && r <= ROUNDS; r++) {
+    for (long r = 1; active && r <= rounds; r++) {
         /* Even PEs send odd values first, odd PEs answer with even ones. */
         long send = 2 * r - (me & 1 ? 0 : 1), want = 2 * r - (me & 1 ? 1 : 0);
         if (me & 1) {
@@ -66,6 +73,23 @@ int main(void) {
     CHECK(heap, "shmem_calloc failed");
     static const size_t sizes[] = {8, 16, 24, 32, 40, 48, 56, 64};
     int active = peer < npes;
+    /* The rounds: time 100 of them, then agree on the slowest pair's. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pingpong(heap, BY_P, sizeof(long), 0, me, peer, active);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double round_s =
+        ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / 100;
+    static long fit;
+    fit = active ? (long)(BUDGET_S / (round_s > 1e-9 ? round_s : 1e-9)) : ROUNDS_MAX;
+    fit = fit < ROUNDS_MIN ? ROUNDS_MIN : fit > ROUNDS_MAX ? ROUNDS_MAX : fit;
+#if FUNC_SPEC_15
+    static long slowest;
+    shmem_long_min_reduce(SHMEM_TEAM_WORLD, &slowest, &fit, 1);
+    rounds = slowest;
+#else
+    rounds = ROUNDS_MAX;
+#endif
     long runs = 0;
     for (int h = 0; h < 2; h++) {
         long *area = h ? heap : word_static;
@@ -80,7 +104,8 @@ int main(void) {
     shmem_barrier_all();
     shmem_free(heap);
     if (me == 0)
-        printf("flag_pingpong: %ld ping-pongs of %d rounds, every value seen once\n", runs, ROUNDS);
+        printf("flag_pingpong: %ld ping-pongs of %ld rounds, every value seen once\n", runs,
+               rounds);
     shmem_finalize();
     return 0;
 }
