@@ -144,9 +144,20 @@ static int count_threads(void) {
     return p ? atoi(p + 1) : -1;
 }
 
+/* The process that started this PE: oshrun, mpirun, its daemon (orted,
+ * prted), slurmstepd. One that dies without ending its PEs (killed with
+ * SIGKILL, say: mpirun then leaves them running) leaves this PE to another
+ * parent, and a wait that only a peer could end, which nobody will, would
+ * spin until someone kills it: waits look at the parent at every beat. 0:
+ * none to watch (this PE had no parent of its own at init). */
+static pid_t launcher;
+
 void shmemi_live_init_begin(void) {
     shmemi_routine = "shmem_init";
     threads_before_init = count_threads();
+    launcher = getppid();
+    if (launcher == 1)
+        launcher = 0;
 }
 
 void shmemi_live_init_end(void) {
@@ -292,6 +303,13 @@ static void look_at_processes(int64_t now) {
     pthread_mutex_unlock(&looking);
 }
 
+static void look_at_launcher(void) {
+    if (launcher && getppid() != launcher)
+        shmemi_fatal("the process that launched PE %d (pid %d) is gone while PE %d waits in %s: "
+                     "the job ends",
+                     shmemi.my_pe, (int)launcher, shmemi.my_pe, my_routine());
+}
+
 /* ------------------------------------------------------------- waiting */
 
 static void publish(struct shmemi_spin *s) {
@@ -333,6 +351,7 @@ void shmemi_live_wait(struct shmemi_spin *s) {
         return;
     s->next_ms = now + LIVE_TICK_MS;
     beat(s);
+    look_at_launcher();
     look_at_processes(now);
     /* PEs of other nodes cost a get each: looked at less often. */
     static int64_t remote_next;
