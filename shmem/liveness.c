@@ -17,7 +17,8 @@
  *  - a PE of this node that ends without a word (killed by a signal, or
  *    _exit before shmem_finalize) is seen by the others through a handle on
  *    its process (pidfd): the same, its launcher's turn first (one that does
- *    not watch exit statuses, or a PE's process that a wrapper outlives).
+ *    not watch exit statuses, or a PE's process that a wrapper outlives);
+ *  - a PE whose launcher is gone (it was reparented) ends in its next wait.
  *
  * Programs that leave main without shmem_finalize, at whatever times, keep
  * working: the finalize run at exit waits as long as some PE still runs.
