@@ -151,9 +151,6 @@ static void at_exit(int status, void *arg) {
     }
 }
 
-/* A PE that waits spins; two PEs sharing a core while another core idles
- * turn every wait into a context switch. Pin PE i of the node to the i-th
- * allowed CPU when there is one for every PE and nobody pinned us already. */
 /* SHMEM_STREAM_COPY_MIN: auto, or a size (0: never). */
 static void set_stream_copies(void) {
     const char *v = shmemi.cfg.STREAM_COPY_MIN;
