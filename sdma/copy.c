@@ -54,8 +54,8 @@ static size_t cpu_list_count(const char *path) {
 }
 
 /* The last-level cache in bytes as sysfs says it (cpu0's highest-level data or unified
- * cache; at most LLC_PER_CPU_MAX for each CPU that shares it), else as sysconf says it
- * (capped: SYSCONF_LLC_MAX), else 0. */
+ * cache; at most LLC_PER_CPU_MAX for each CPU that shares it, SYSCONF_LLC_MAX where
+ * sysfs does not say which do), else as sysconf says it (capped: SYSCONF_LLC_MAX), else 0. */
 static size_t llc_bytes(void) {
     size_t best = 0, best_cpus = 0;
     int best_level = 0;
@@ -94,6 +94,8 @@ static size_t llc_bytes(void) {
     }
     if (best && best_cpus && best / best_cpus > LLC_PER_CPU_MAX)
         best = best_cpus * LLC_PER_CPU_MAX;
+    else if (best && !best_cpus && best > SYSCONF_LLC_MAX)
+        best = SYSCONF_LLC_MAX; /* who shares it unknown */
     if (best)
         return best;
     long llc = -1;

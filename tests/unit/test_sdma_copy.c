@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sdma/copy.h"
 
@@ -52,6 +53,11 @@ START_TEST(test_threshold) {
     ck_assert_uint_eq(sdma_copy_stream_min, SIZE_MAX);
     size_t a = sdma_copy_set_stream_min(SDMA_COPY_STREAM_AUTO);
     ck_assert_uint_eq(sdma_copy_stream_min, a ? a : SIZE_MAX);
+    /* auto is half a cache that counts as at most 2 MiB a CPU sharing it (sysfs), or 32 MiB
+     * (sysconf), or 8 MiB: never more than 1 MiB for each CPU here, or 16 MiB. */
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    size_t most = cpus > 16 ? (size_t)cpus << 20 : (size_t)16 << 20;
+    ck_assert_msg(a <= most, "auto: %zu bytes, with %ld CPUs", a, cpus);
     char s[300], d[300];
     memset(s, 3, sizeof s);
     sdma_copy_set_stream_min(256);
