@@ -292,6 +292,48 @@ static void sleep_armed(struct shmemi_spin *s) {
     }
 }
 
+/* A wait that runs a fabric's progress cannot sleep until a writer wakes it,
+ * and where the job is crowded it yields between looks: the thread that
+ * wants the core is most likely a PE of the job, and a yield hands it over
+ * at once. But a thread that never yields (another program's computation)
+ * keeps the core for a whole time slice at every look, and every exchange of
+ * the job then waits for slices: 4 PEs over tcp;ofi_rxm on 2 CPUs beside one
+ * busy loop took 36-44 s for fence_order, 4-5 s without the loop. A yield
+ * that comes back YIELD_LATE_NS or more later says such a thread is there:
+ * the waits of this thread then nap between looks for a spell (a nap gives
+ * up the core, and its end gets it back), and yield again after it; a spell
+ * that ends in a late yield again is followed by one twice as long, up to
+ * NAP_SPELL_MAX_NS. There: 9-14 s. Where the yields come back late because
+ * a PE of the job computes or copies on the core, the first yield after a
+ * spell is prompt and the spells stay short: a nap wakes a computing PE's
+ * core, and naps of every look cost fence_order alone twice its time. */
+#define YIELD_LATE_NS 1000000ull
+#define NAP_NS 20000l
+#define NAP_SPELL_MIN_NS 1000000ull
+#define NAP_SPELL_MAX_NS 16000000ull
+static uint64_t nap_spells; /* SHMEM_DEBUG prints them at finalize */
+static void give_way(void) {
+    static __thread uint64_t nap_until, spell_ns = NAP_SPELL_MIN_NS;
+    uint64_t t = shmemi_now_ns();
+    if (t < nap_until) {
+        struct timespec ts = {0, NAP_NS};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    int after_spell = nap_until != 0;
+    nap_until = 0;
+    sched_yield();
+    uint64_t back = shmemi_now_ns();
+    if (back - t < YIELD_LATE_NS) {
+        spell_ns = NAP_SPELL_MIN_NS;
+        return;
+    }
+    if (after_spell && spell_ns < NAP_SPELL_MAX_NS)
+        spell_ns *= 2;
+    nap_until = back + spell_ns;
+    __atomic_fetch_add(&nap_spells, 1, __ATOMIC_RELAXED);
+}
+
 void shmemi_spin_slow(struct shmemi_spin *s) {
     /* Checks that must go on while a thread waits belong here: this runs at
      * least every SHMEM_WAIT_SLEEP_MAX_US, asleep or not. Publish the wait,
@@ -324,7 +366,7 @@ void shmemi_spin_slow(struct shmemi_spin *s) {
         }
         s->blocking = 0;
         if (shmemi_spin_yields())
-            sched_yield();
+            give_way();
         return;
     }
     if (s->blocking) {
@@ -370,4 +412,8 @@ void shmemi_wait_report(void) {
                  (unsigned long long)(slept_woken + slept_moved + slept_timeout),
                  (unsigned long long)slept_woken, (unsigned long long)slept_moved,
                  (unsigned long long)slept_timeout);
+    if (nap_spells)
+        shmemi_debug("waits napped between looks for %llu spells (a thread that does not "
+                     "yield took the core)",
+                     (unsigned long long)nap_spells);
 }
