@@ -413,7 +413,7 @@ void shmemi_wait_report(void) {
                  (unsigned long long)slept_woken, (unsigned long long)slept_moved,
                  (unsigned long long)slept_timeout);
     if (nap_spells)
-        shmemi_debug("waits napped between looks for %llu spells (a thread that does not "
-                     "yield took the core)",
+        shmemi_debug("spells of naps between the looks of waits: %llu (a thread that does "
+                     "not yield took the core)",
                      (unsigned long long)nap_spells);
 }
