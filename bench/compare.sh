@@ -5,7 +5,7 @@
 #
 #   bench/compare.sh [--build DIR] [--np N] [--quick] [--svg out.svg] [--png out.png]
 #                    [--repeat R] [--timeout S] [--keep DIR] [--only ours|theirs]
-#                    [--fabric tcp|shm]
+#                    [--fabric tcp|shm] [--table DIR]
 #
 # Every program is compiled twice from the same source: with DIR/bin/oshcc
 # (ours) and with the peer's oshcc (theirs), then each program is run with
@@ -30,6 +30,9 @@
 # collectives) and the application kernels. Set SHMEM_LAUNCHER, SHMEM_MPIRUN
 # and THEIRS_OSHRUN to run across hosts (tests/multihost/netns.sh).
 #
+# --table DIR prints the table (and --svg/--png) again from the figures a
+# --keep DIR run left there, running nothing.
+#
 # Environment (defaults in brackets):
 #   THEIRS_OSHCC   [/usr/bin/oshcc]
 #   THEIRS_OSHRUN  [/usr/bin/oshrun]
@@ -52,6 +55,7 @@ limit=300
 repeat=1
 keep=
 only=
+table=
 fabric=
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//; /^set -u/d'; }
@@ -68,6 +72,7 @@ while [ $# -gt 0 ]; do
     --keep) keep=${2:?--keep needs a directory}; shift 2 ;;
     --only) only=${2:?--only needs ours or theirs}; shift 2 ;;
     --fabric) fabric=${2:?--fabric needs tcp or shm}; shift 2 ;;
+    --table) table=${2:?--table needs a directory}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -75,7 +80,7 @@ done
 case "$only" in ""|ours|theirs) ;; *) echo "compare.sh: --only ours|theirs" >&2; exit 2 ;; esac
 case "$fabric" in ""|tcp|shm) ;; *) echo "compare.sh: --fabric tcp|shm" >&2; exit 2 ;; esac
 
-if [ "$only" != theirs ]; then
+if [ "$only" != theirs ] && [ -z "$table" ]; then
     build=$(cd "$build" 2>/dev/null && pwd) || { echo "compare.sh: no build directory $build" >&2; exit 2; }
 fi
 ours_cc="$build/bin/oshcc"
@@ -102,6 +107,21 @@ esac
 do_ours=1; do_theirs=1
 [ "$only" = ours ] && do_theirs=0
 [ "$only" = theirs ] && do_ours=0
+say() { printf '%s\n' "$*" >&2; }
+ours_failed=0
+if [ -n "$table" ]; then
+    # The kept figures: as many rounds as the first row has figures.
+    work=$table
+    if [ ! -s "$work/ours.csv" ] && [ ! -s "$work/theirs.csv" ]; then
+        echo "compare.sh: no figures in $work (ours.csv, theirs.csv of a --keep run)" >&2
+        exit 2
+    fi
+    touch "$work/ours.csv" "$work/theirs.csv"
+    repeat=$(cat "$work/ours.csv" "$work/theirs.csv" | head -1 | cut -d, -f1-3 |
+        { read -r k; grep -c "^$k," "$work/ours.csv"; })
+    ours_id="(kept in $work)"; theirs_id="(kept in $work)"
+    do_ours=0 # no provider floor to measure
+else
 if [ $do_ours = 1 ] && { [ ! -x "$ours_cc" ] || [ ! -x "$ours_run" ]; }; then
     echo "compare.sh: $ours_cc or $ours_run missing (build the library first)" >&2
     exit 2
@@ -121,9 +141,6 @@ fi
 mkdir -p "$work/ours/apps" "$work/theirs/apps" "$work/log"
 : >"$work/ours.csv"
 : >"$work/theirs.csv"
-ours_failed=0
-
-say() { printf '%s\n' "$*" >&2; }
 
 # ---------------------------------------------------------------- build
 core="put_lat get_lat pingpong_lat put_bw get_bw bibw amo_lat barrier_lat msg_rate"
@@ -238,6 +255,7 @@ for ((rep = 0; rep < repeat; rep++)); do
         i=$((i + 1))
     done
 done
+fi
 
 # ---------------------------------------------------------------- table
 headline="put_lat,8 get_lat,8 put_bw,1048576 amo_long_fetch_add,8 msg_rate_amo,8 barrier_all,$np app_sort_exchange,16777216"
@@ -260,6 +278,7 @@ function row(k,   o, t, r, s) {
         if (better(unit[k]) < 0 && (o < 0.1 || t < 0.1)) flag = 1
         printf "%s\t%s\t%s\t%s\t%g\n", bench[k], size[k], unit[k], (k in head) ? "head" : "all", r > tsv
         r = sprintf("%.2f", r)
+        if (overlap(k)) { r = r "~"; nover++ }
     }
     s = (k in head) ? "*" : " "
     printf "%s %-26s %9s %12s %12s  %-7s %7s\n", s, bench[k], size[k], fmt(o), fmt(t), unit[k], r
@@ -269,6 +288,24 @@ function row(k,   o, t, r, s) {
     k = $1 "," $2 "," $3
     if (!(k in seen)) { seen[k] = 1; order[++n] = k; bench[k] = $1; size[k] = $2; unit[k] = $5 }
     if (side == 1) ov[k] = ov[k] " " $4; else tv[k] = tv[k] " " $4
+}
+# The smallest and the largest figure of a list (the rounds of one side of a row).
+function least(list,   a, m, i, v) {
+    m = split(list, a, " "); v = a[1] + 0
+    for (i = 2; i <= m; i++) if (a[i] + 0 < v) v = a[i] + 0
+    return v
+}
+function most(list,   a, m, i, v) {
+    m = split(list, a, " "); v = a[1] + 0
+    for (i = 2; i <= m; i++) if (a[i] + 0 > v) v = a[i] + 0
+    return v
+}
+# Whether the rounds of the two sides of row k overlap: the best round of one side
+# beats the worst of the other either way, so which is ahead depends on the round.
+function overlap(k,   ol, oh, tl, th) {
+    if (rounds < 2) return 0
+    ol = least(ov[k]); oh = most(ov[k]); tl = least(tv[k]); th = most(tv[k])
+    return ol <= th && tl <= oh
 }
 function median(list,   a, m, i, j, x) {
     m = split(list, a, " ")
@@ -296,6 +333,8 @@ END {
     print ""; print "== all =="; print hdr
     for (j = 1; j <= n; j++) { k = order[j]; if (!(k in head)) row(k) }
     if (nr) printf "\ngeometric mean of %d ratios: %.2f\n", nr, exp(lsum / nr)
+    if (nover)
+        printf "~ (%d rows): the rounds of the two sides overlap (the best of one side beats the worst of the other either way): which is ahead depends on the round\n", nover
     if (flag) print "note: some latencies are below 0.1 us: such a put/get is a load/store into a mapped heap (see bench/README.md)"
 }' "$work/ours.csv" "$work/theirs.csv"
 
