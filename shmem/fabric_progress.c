@@ -571,11 +571,19 @@ static void wait_turn(struct fab_ep *e, struct shmemi_spin *s, struct fab_stall 
         shmemi_spin(s);
 }
 
+/* A post the provider refused for now (its queue full), tried again. The
+ * transfer is counted already (shmemi_fab_count): a quiet draining e waits
+ * for it. So what this thread posts meanwhile -- the gets of the liveness
+ * checks of its spin -- passes the gate, or the two would wait for each
+ * other for good (a helper thread's put retried while the main thread's
+ * quiet drained). */
 void shmemi_fab_retry(struct fab_retry *r, struct fab_ep *e, int pe, const char *what,
                       const char *fn) {
     shmemi_fab_progress(e);
+    shmemi_fab_ungated++;
     turn_checks(e, &r->stall, ++r->turn, &r->deadline, pe, what, fn);
     shmemi_spin(&r->spin);
+    shmemi_fab_ungated--;
 }
 
 int shmemi_fab_wait(struct fab_ep *e, uint64_t target, int pe, const char *fn) {
