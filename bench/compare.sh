@@ -289,28 +289,23 @@ function row(k,   o, t, r, s) {
     if (!(k in seen)) { seen[k] = 1; order[++n] = k; bench[k] = $1; size[k] = $2; unit[k] = $5 }
     if (side == 1) ov[k] = ov[k] " " $4; else tv[k] = tv[k] " " $4
 }
-# The smallest and the largest figure of a list (the rounds of one side of a row).
-function least(list,   a, m, i, v) {
-    m = split(list, a, " "); v = a[1] + 0
-    for (i = 2; i <= m; i++) if (a[i] + 0 < v) v = a[i] + 0
-    return v
-}
-function most(list,   a, m, i, v) {
-    m = split(list, a, " "); v = a[1] + 0
-    for (i = 2; i <= m; i++) if (a[i] + 0 > v) v = a[i] + 0
-    return v
+# The figures of a list (the rounds of one side of a row) into a[1..m], in
+# ascending order; m.
+function sorted(list, a,   m, i, j, x) {
+    m = split(list, a, " ")
+    for (i = 2; i <= m; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+    return m
 }
 # Whether the rounds of the two sides of row k overlap: the best round of one side
 # beats the worst of the other either way, so which is ahead depends on the round.
-function overlap(k,   ol, oh, tl, th) {
+function overlap(k,   o, t, mo, mt) {
     if (rounds < 2) return 0
-    ol = least(ov[k]); oh = most(ov[k]); tl = least(tv[k]); th = most(tv[k])
-    return ol <= th && tl <= oh
+    mo = sorted(ov[k], o); mt = sorted(tv[k], t)
+    return o[1] + 0 <= t[mt] + 0 && t[1] + 0 <= o[mo] + 0
 }
-function median(list,   a, m, i, j, x) {
-    m = split(list, a, " ")
+function median(list,   a, m) {
+    m = sorted(list, a)
     if (m == 0) return ""
-    for (i = 2; i <= m; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
     return (m % 2) ? a[(m + 1) / 2] + 0 : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
